@@ -1,0 +1,12 @@
+//! Filecoin cryptography for ledger-node.
+//!
+//! Everything here follows what Lotus and ref-fvm do on mainnet, byte for byte:
+//! blake2b at the widths Filecoin uses, secp256k1 recoverable signatures over blake2b-256 of the
+//! signed bytes, and BLS12-381 min-pk signatures with Filecoin's `_NUL_` hash-to-curve DST.
+
+pub mod blake2b;
+pub mod bls;
+mod error;
+pub mod secp;
+
+pub use error::{CryptoError, Result};

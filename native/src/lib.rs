@@ -1,0 +1,8 @@
+//! The only Rust that knows about Node. Thin wrappers over `ledger-crypto`; errors reach JS with a
+//! stable `code` (`ERR_INVALID_LENGTH`, `ERR_INVALID_SIGNATURE`, ...).
+//!
+//! Fast calls are synchronous. Anything that can take more than a few milliseconds also has an
+//! `…Async` form that runs on the libuv thread pool and returns a Promise.
+
+mod crypto;
+mod error;
