@@ -88,11 +88,7 @@ describe('bls', () => {
     const items = pks.map((publicKey, i) => ({ publicKey, message: msgs[i]! }));
     expect(bls.aggregateVerify(items, agg)).toBe(true);
     expect(await bls.aggregateVerifyAsync(items, agg)).toBe(true);
-    const swappedMessages = [
-      { ...items[0]!, message: msgs[1]! },
-      { ...items[1]!, message: msgs[0]! },
-      items[2]!,
-    ];
+    const swappedMessages = [{ ...items[0]!, message: msgs[1]! }, { ...items[1]!, message: msgs[0]! }, items[2]!];
     expect(bls.aggregateVerify(swappedMessages, agg)).toBe(false);
   });
 
