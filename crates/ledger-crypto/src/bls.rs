@@ -66,9 +66,11 @@ pub fn sign(private_key: &[u8], message: &[u8]) -> Result<[u8; 96]> {
     Ok(secret_key(private_key)?.sign(message, DST, &[]).compress())
 }
 
+/// Decompresses without the subgroup check: every verification below asks blst to validate the
+/// keys (rejecting the identity and points outside the subgroup), which it does on its worker
+/// threads in the multi-key paths.
 fn decode_public_key(bytes: &[u8]) -> Option<PublicKey> {
-    // key_validate rejects the identity and points outside the prime-order subgroup.
-    PublicKey::key_validate(bytes).ok()
+    PublicKey::from_bytes(bytes).ok()
 }
 
 fn decode_signature(bytes: &[u8]) -> Option<Signature> {
@@ -81,7 +83,7 @@ pub fn verify(public_key: &[u8], message: &[u8], signature: &[u8]) -> bool {
     let (Some(pk), Some(sig)) = (decode_public_key(public_key), decode_signature(signature)) else {
         return false;
     };
-    sig.verify(true, message, DST, &[], &pk, false) == BLST_ERROR::BLST_SUCCESS
+    sig.verify(true, message, DST, &[], &pk, true) == BLST_ERROR::BLST_SUCCESS
 }
 
 /// Sums signatures into one; no signatures give the identity, as Lotus builds empty blocks.
@@ -135,7 +137,7 @@ pub fn aggregate_verify(public_keys: &[&[u8]], messages: &[&[u8]], signature: &[
         return Ok(false);
     };
     let key_refs: Vec<&PublicKey> = keys.iter().collect();
-    Ok(sig.aggregate_verify(true, messages, DST, &key_refs, false) == BLST_ERROR::BLST_SUCCESS)
+    Ok(sig.aggregate_verify(true, messages, DST, &key_refs, true) == BLST_ERROR::BLST_SUCCESS)
 }
 
 /// One independent (public key, message, signature) check of a batch.
@@ -173,7 +175,7 @@ pub fn verify_batch(checks: &[SignatureCheck<'_>]) -> Vec<bool> {
         .iter()
         .zip(&decoded)
         .map(|(check, pair)| match pair {
-            Some((key, sig)) => sig.verify(true, check.message, DST, &[], key, false) == BLST_ERROR::BLST_SUCCESS,
+            Some((key, sig)) => sig.verify(true, check.message, DST, &[], key, true) == BLST_ERROR::BLST_SUCCESS,
             None => false,
         })
         .collect()
@@ -267,6 +269,22 @@ mod tests {
         let verdicts = build(&sigs);
         assert_eq!(verdicts.iter().filter(|v| !**v).count(), 1);
         assert!(!verdicts[3]);
+    }
+
+    #[test]
+    fn identity_and_off_curve_keys_never_verify() {
+        let (sk, _) = keypair(4);
+        let sig = sign(&sk, b"m").unwrap();
+        let mut identity = [0u8; 48];
+        identity[0] = 0xc0;
+        assert!(!verify(&identity, b"m", &sig));
+        assert!(!aggregate_verify(&[&identity], &[b"m"], &IDENTITY_SIGNATURE).unwrap());
+        let checks = [SignatureCheck {
+            public_key: &identity,
+            message: b"m",
+            signature: &IDENTITY_SIGNATURE,
+        }];
+        assert_eq!(verify_batch(&checks), vec![false]);
     }
 
     #[test]

@@ -5,6 +5,10 @@
 //! its blake2b-160 with the f1 address payload.
 
 use k256::ecdsa::{RecoveryId, Signature, SigningKey, VerifyingKey};
+use k256::elliptic_curve::ops::{LinearCombination, Reduce};
+use k256::elliptic_curve::point::DecompressPoint;
+use k256::elliptic_curve::subtle::Choice;
+use k256::{AffinePoint, ProjectivePoint, Scalar, U256};
 use rand_core::OsRng;
 
 use crate::blake2b::{blake2b_160, blake2b_256};
@@ -65,9 +69,28 @@ pub fn recover(signature: &[u8], data: &[u8]) -> Result<[u8; 65]> {
         recovery_id = RecoveryId::new(!recovery_id.is_y_odd(), recovery_id.is_x_reduced());
     }
     let digest = blake2b_256(data);
-    let key = VerifyingKey::recover_from_prehash(&digest, &sig, recovery_id)
-        .map_err(|_| CryptoError::InvalidSignature("no public key recovers from it"))?;
+    let key = recover_from_digest(&digest, &sig, recovery_id)
+        .ok_or(CryptoError::InvalidSignature("no public key recovers from it"))?;
     Ok(uncompressed(&key))
+}
+
+/// SEC 1 §4.1.6 public key recovery: Q = r⁻¹(sR − zG).
+///
+/// k256's `recover_from_prehash` verifies the signature again under the recovered key, which
+/// doubles the cost for nothing: Q is built so that (r, s) verifies under it (as in libsecp256k1,
+/// which go-crypto wraps). Ids 2 and 3 (x = r + n, probability ~2⁻¹²⁸) take the library path.
+fn recover_from_digest(digest: &[u8; 32], sig: &Signature, recovery_id: RecoveryId) -> Option<VerifyingKey> {
+    if recovery_id.is_x_reduced() {
+        return VerifyingKey::recover_from_prehash(digest, sig, recovery_id).ok();
+    }
+    let (r, s) = sig.split_scalars();
+    let z = <Scalar as Reduce<U256>>::reduce_bytes(digest.into());
+    let big_r = AffinePoint::decompress(&r.to_bytes(), Choice::from(u8::from(recovery_id.is_y_odd())));
+    let big_r = ProjectivePoint::from(Option::<AffinePoint>::from(big_r)?);
+    let r_inv = Option::<Scalar>::from(r.invert())?;
+    let q = ProjectivePoint::lincomb(&ProjectivePoint::GENERATOR, &-(r_inv * z), &big_r, &(r_inv * *s));
+    // Rejects the point at infinity.
+    VerifyingKey::from_affine(q.to_affine()).ok()
 }
 
 /// True when `signature` over `data` recovers a key whose blake2b-160 is `address_payload`
@@ -124,6 +147,21 @@ mod tests {
         high[32..64].copy_from_slice(&s);
         high[64] ^= 1;
         assert_eq!(recover(&high, b"data").unwrap(), pk);
+    }
+
+    #[test]
+    fn recovery_matches_the_verifying_library_path() {
+        for i in 0u8..50 {
+            let sk = generate_private_key();
+            let data = [i; 40];
+            let sig = sign(&sk, &data).unwrap();
+            let parsed = Signature::from_slice(&sig[..64]).unwrap();
+            let id = RecoveryId::from_byte(sig[64]).unwrap();
+            let digest = blake2b_256(&data);
+            let ours = recover_from_digest(&digest, &parsed, id).unwrap();
+            assert_eq!(ours, VerifyingKey::recover_from_prehash(&digest, &parsed, id).unwrap());
+            assert_eq!(uncompressed(&ours), public_key(&sk).unwrap());
+        }
     }
 
     #[test]
