@@ -39,7 +39,7 @@ export async function measure(
   await bench.run();
   const task = bench.tasks[0];
   const result = task?.result;
-  if (!result || result.state !== 'completed') {
+  if (result?.state !== 'completed') {
     throw new Error(`benchmark ${caseName} [${impl}] failed: ${JSON.stringify(result)}`);
   }
   const opsPerSec = 1000 / result.latency.mean;
