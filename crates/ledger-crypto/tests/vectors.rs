@@ -204,11 +204,14 @@ fn mainnet_block_signatures_tickets_and_election_proofs() {
     }
 }
 
+/// A BLS sender's public key and the binary CID of its message.
+type KeyAndMessage = (Vec<u8>, Vec<u8>);
+
 #[test]
 fn mainnet_messages_recover_senders_and_aggregates_verify() {
     let file = read_json("blocks/export40_messages.json");
     let messages = file["messages"].as_array().unwrap();
-    let mut bls_by_block: HashMap<String, Vec<(Vec<u8>, Vec<u8>)>> = HashMap::new();
+    let mut bls_by_block: HashMap<String, Vec<KeyAndMessage>> = HashMap::new();
     let mut secp_count = 0;
     for m in messages {
         let cbor = hex_of(&m["cbor_hex"]);
