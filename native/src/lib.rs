@@ -4,5 +4,5 @@
 //! Fast calls are synchronous. Anything that can take more than a few milliseconds also has an
 //! `…Async` form that runs on the libuv thread pool and returns a Promise.
 
-mod crypto;
-mod error;
+pub mod crypto;
+pub mod error;
