@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { withSqlite } from './errors.js';
+import { migrate } from './migrations.js';
+import { SqliteBlockstore } from './sqlite-blockstore.js';
+
+/**
+ * The node's SQLite database: WAL (readers never block the writer), `synchronous=NORMAL` (a crash
+ * can lose the last commits but never corrupts; WAL keeps each transaction atomic), schema
+ * migrated on open.
+ */
+export class LedgerDatabase {
+  readonly path: string;
+  readonly blockstore: SqliteBlockstore;
+  readonly #db: Database.Database;
+
+  private constructor(path: string, db: Database.Database) {
+    this.path = path;
+    this.#db = db;
+    this.blockstore = new SqliteBlockstore(db);
+  }
+
+  /** Opens (creating it and its directory if needed) the database at `path`, or `:memory:`. */
+  static open(path: string): LedgerDatabase {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = withSqlite(`opening database ${path}`, () => new Database(path));
+    try {
+      withSqlite('configuring the database', () => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('foreign_keys = ON');
+      });
+      migrate(db);
+      return new LedgerDatabase(path, db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  get schemaVersion(): number {
+    return withSqlite('reading the schema version', () => this.#db.pragma('user_version', { simple: true }) as number);
+  }
+
+  /**
+   * Runs `fn` in one transaction: every write it makes (blocks, indexes) commits together, or none
+   * does if it throws. `fn` must be synchronous; nested calls become savepoints.
+   */
+  transaction<T>(fn: () => T): T {
+    return withSqlite('transaction', this.#db.transaction(fn));
+  }
+
+  close(): void {
+    withSqlite(`closing database ${this.path}`, () => this.#db.close());
+  }
+}

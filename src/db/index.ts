@@ -1,0 +1,3 @@
+export { LedgerDatabase } from './database.js';
+export { DatabaseError, SchemaVersionError } from './errors.js';
+export { SqliteBlockstore } from './sqlite-blockstore.js';

@@ -1,0 +1,15 @@
+export { Amt, type AmtIndex, type AmtOptions, type AmtVersion, buildAmt, MAX_AMT_INDEX } from './amt.js';
+export { type Block, type Blockstore, getBlock, getCbor, putCbor } from './blockstore.js';
+export { type CarBlockStream, type CarReadOptions, importCar, readCar, writeCar } from './car.js';
+export {
+  AmtIndexOutOfRangeError,
+  BlockNotFoundError,
+  BlockVerificationError,
+  CarFormatError,
+  HamtMaxDepthError,
+  MalformedNodeError,
+} from './errors.js';
+export { DEFAULT_HAMT_BIT_WIDTH, Hamt, type HamtFormat, type HamtOptions } from './hamt.js';
+export { MemoryBlockstore } from './memory-blockstore.js';
+export { verifyBlock } from './verify-block.js';
+export { WriteBatch } from './write-batch.js';

@@ -1,0 +1,22 @@
+import { hash } from 'node:crypto';
+import { blake2b256 } from '../crypto/index.js';
+import { BLAKE2B_256_CODE, type CID } from '../types/cid.js';
+import { bytesEqual } from '../utils/bytes.js';
+import { BlockVerificationError } from './errors.js';
+
+const SHA2_256_CODE = 0x12;
+const IDENTITY_CODE = 0x00;
+
+/**
+ * Throws `BlockVerificationError` unless `bytes` hash to the digest in `cid`. Chain blocks use
+ * blake2b-256; the genesis parent uses sha2-256; identity CIDs carry their bytes inline.
+ */
+export function verifyBlock(cid: CID, bytes: Uint8Array): void {
+  const { code, digest } = cid.multihash;
+  let actual: Uint8Array;
+  if (code === BLAKE2B_256_CODE) actual = blake2b256(bytes);
+  else if (code === SHA2_256_CODE) actual = hash('sha256', bytes, 'buffer');
+  else if (code === IDENTITY_CODE) actual = bytes;
+  else throw new BlockVerificationError(cid, `unsupported multihash 0x${code.toString(16)}`);
+  if (!bytesEqual(actual, digest)) throw new BlockVerificationError(cid, 'its bytes do not hash to its CID');
+}
