@@ -1,0 +1,1 @@
+export { DEVNET_2K, MAINNET, type NetworkParams } from './network-params.js';

@@ -1,0 +1,88 @@
+/**
+ * Protocol constants of a network, as plain data. Nothing reads a global: the node picks a preset
+ * (or builds its own) and passes it to whatever needs it. Values and their names follow Lotus
+ * `build/buildconstants` (params_shared_vals.go, params_2k.go, params_mainnet.go) and builtin-actors'
+ * policy; consensus.md §2.2 and §6.4 list them.
+ */
+
+export interface NetworkParams {
+  /** Preset name, for logs and errors. */
+  readonly name: string;
+  /** `t` for test networks, `f` for mainnet: the character addresses are rendered with. */
+  readonly addressNetwork: 'f' | 't';
+  /** The network version the chain runs from genesis (the devnet never upgrades). */
+  readonly networkVersion: number;
+  readonly blockDelaySecs: bigint;
+  readonly propagationDelaySecs: bigint;
+  /** Maximum sum of GasLimit of a block's messages. */
+  readonly blockGasLimit: bigint;
+  /** BlockGasLimit / 2: the gas a block targets. */
+  readonly blockGasTarget: bigint;
+  /** BlockGasLimit·80/100 − 1: the position of the FIP-0115 premium percentile. */
+  readonly blockGasTargetIndex: bigint;
+  readonly baseFeeMaxChangeDenom: bigint;
+  /** The base fee never falls below this (attoFIL per gas). */
+  readonly minimumBaseFee: bigint;
+  /** The genesis block's ParentBaseFee. */
+  readonly initialBaseFee: bigint;
+  /** Raw byte power a miner needs to be eligible to win blocks (builtin-actors `minimum_consensus_power`). */
+  readonly consensusMinerMinPower: bigint;
+  readonly chainFinality: bigint;
+  /** Expected blocks per epoch (Expected Consensus; builtin-actors EXPECTED_LEADERS_PER_EPOCH). */
+  readonly blocksPerEpoch: bigint;
+  readonly blockMessageLimit: number;
+  /** Total supply in attoFIL (FilBase · 10^18). */
+  readonly totalFilecoin: bigint;
+  /** The reward actor's genesis balance. */
+  readonly initialRewardBalance: bigint;
+  /** Epochs a miner waits before a new worker key takes effect (builtin-actors policy: ChainFinality). */
+  readonly workerKeyChangeDelay: bigint;
+  /** Window PoSt proof types new miners may use (builtin-actors `valid_post_proof_type`; sector sizes of the build). */
+  readonly windowPoStProofTypes: readonly number[];
+  readonly eip155ChainId: number;
+}
+
+const FIL = 10n ** 18n;
+const BLOCK_GAS_LIMIT = 10_000_000_000n;
+
+const SHARED = {
+  networkVersion: 28,
+  blockGasLimit: BLOCK_GAS_LIMIT,
+  blockGasTarget: BLOCK_GAS_LIMIT / 2n,
+  blockGasTargetIndex: (BLOCK_GAS_LIMIT * 80n) / 100n - 1n,
+  baseFeeMaxChangeDenom: 8n,
+  minimumBaseFee: 100n,
+  initialBaseFee: 100_000_000n,
+  chainFinality: 900n,
+  blocksPerEpoch: 5n,
+  blockMessageLimit: 10_000,
+  totalFilecoin: 2_000_000_000n * FIL,
+  initialRewardBalance: 1_100_000_000n * FIL,
+  workerKeyChangeDelay: 900n,
+} as const;
+
+/** Lotus's `2k` build: 4-second blocks, 2 KiB sectors, 2048 bytes of power to mine. */
+export const DEVNET_2K: NetworkParams = {
+  ...SHARED,
+  name: 'devnet-2k',
+  addressNetwork: 't',
+  blockDelaySecs: 4n,
+  propagationDelaySecs: 1n,
+  consensusMinerMinPower: 2048n,
+  // StackedDrgWindow2KiBV1_1 and StackedDrgWindow8MiBV1_1 (the `sector-2k` and `sector-8m` actor builds).
+  windowPoStProofTypes: [10, 11],
+  eip155ChainId: 31415926,
+};
+
+/** Mainnet's values (30-second epochs, 10 TiB minimum power), for a mainnet-like network. */
+export const MAINNET: NetworkParams = {
+  ...SHARED,
+  name: 'mainnet',
+  addressNetwork: 'f',
+  blockDelaySecs: 30n,
+  propagationDelaySecs: 10n,
+  consensusMinerMinPower: 10n << 40n,
+  // StackedDrgWindow32GiBV1_1 and StackedDrgWindow64GiBV1_1.
+  windowPoStProofTypes: [13, 14],
+  eip155ChainId: 314,
+};

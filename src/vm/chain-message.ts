@@ -1,0 +1,68 @@
+/**
+ * Messages as blocks carry them: the CID the chain knows each by and the bytes it takes (what
+ * OnChainMessage charges). A secp256k1 message is encoded once, and what signature checks and
+ * execution both need from that encoding — its chain CID and the CID its sender signed — is
+ * remembered for the message object.
+ */
+import type { CID } from 'multiformats/cid';
+import {
+  cidOfCbor,
+  encodeMessage,
+  encodeSignedMessage,
+  type Message,
+  SignatureType,
+  type SignedMessage,
+} from '../types/index.js';
+
+export interface ChainMessage {
+  readonly message: Message;
+  /** The SignedMessage's CID for secp256k1/delegated signatures, the Message's for BLS. */
+  readonly cid: CID;
+  /** SignedMessage CBOR size, or Message CBOR size for BLS. */
+  readonly chainLength: number;
+}
+
+interface EncodedSignedMessage {
+  readonly chainMessage: ChainMessage;
+  /** The binary CID of the unsigned message: what the sender signed. */
+  readonly signingBytes: Uint8Array;
+}
+
+const encodings = new WeakMap<SignedMessage, EncodedSignedMessage>();
+
+/** Bytes of a canonical CBOR byte string of `length` bytes, head included. */
+function cborByteStringSize(length: number): number {
+  return length + (length < 24 ? 1 : length < 0x100 ? 2 : length < 0x10000 ? 3 : 5);
+}
+
+function encodeOnce(signed: SignedMessage): EncodedSignedMessage {
+  let encoded = encodings.get(signed);
+  if (encoded === undefined) {
+    const bytes = encodeSignedMessage(signed);
+    // `[Message, Signature]`: a one-byte array head, the Message's bytes, then the signature (type byte + data).
+    const unsigned = bytes.subarray(1, bytes.length - cborByteStringSize(signed.signature.data.length + 1));
+    encoded = {
+      chainMessage: { message: signed.message, cid: cidOfCbor(bytes), chainLength: bytes.length },
+      signingBytes: cidOfCbor(unsigned).bytes,
+    };
+    encodings.set(signed, encoded);
+  }
+  return encoded;
+}
+
+/** A BLS message: known and charged by its unsigned form (its signature is aggregated in the block). */
+export function blsChainMessage(message: Message): ChainMessage {
+  const bytes = encodeMessage(message);
+  return { message, cid: cidOfCbor(bytes), chainLength: bytes.length };
+}
+
+/** A secp256k1 (or delegated) message: known and charged by its signed form. */
+export function signedChainMessage(signed: SignedMessage): ChainMessage {
+  if (signed.signature.type === SignatureType.BLS) return blsChainMessage(signed.message);
+  return encodeOnce(signed).chainMessage;
+}
+
+/** What the sender of a secp256k1 message signed: its unsigned message's binary CID. */
+export function signingBytesOf(signed: SignedMessage): Uint8Array {
+  return encodeOnce(signed).signingBytes;
+}

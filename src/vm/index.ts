@@ -1,0 +1,70 @@
+/**
+ * The state machine: applies messages and tipsets to the state tree with ledger-node's TypeScript
+ * actors, charging gas by the FVM's price list, and produces receipts, execution traces and the
+ * next base fee. Read-only views of actor state for other modules are in `queries.ts`.
+ */
+export { accountStateCodec } from './actors/account.js';
+export { cronStateCodec, encodeCronConstructorParams } from './actors/cron.js';
+export { initStateCodec } from './actors/init.js';
+export { encodePresealSetupParams, type PreSealedSector, type PresealSetupParams } from './actors/miner.js';
+export { createMinerDeposit, initialPledgeForPower, type PledgeInputs } from './actors/miner-monies.js';
+export {
+  qaPowerForWeight,
+  sectorSizeOfSealProof,
+  sectorSizeOfWindowPoStProof,
+  winningPoStProofOfSealProof,
+} from './actors/miner-policy.js';
+export {
+  decodeMinerInfo,
+  type MinerInfo,
+  type MinerState,
+  minerStateCodec,
+  type SectorOnChainInfo,
+} from './actors/miner-state.js';
+export {
+  encodeMultisigConstructorParams,
+  encodeProposeParams,
+  encodeTxnIdParams,
+  getPendingTransaction,
+  type MultisigConstructorParams,
+  type MultisigState,
+  multisigStateCodec,
+  proposalHashData,
+} from './actors/multisig.js';
+export { type CreateMinerParams, encodeCreateMinerParams } from './actors/power.js';
+export { type Claim, type PowerState, powerStateCodec } from './actors/power-state.js';
+export { encodeAwardBlockRewardParams, PENALTY_MULTIPLIER } from './actors/reward.js';
+export { type RewardState, rewardStateCodec } from './actors/reward-state.js';
+export { systemStateCodec } from './actors/system.js';
+export {
+  applyTipset,
+  awardBlockRewardMessage,
+  cronMessage,
+  type TipsetApplication,
+  type TipsetBlock,
+  TipsetExecutor,
+  type TipsetInput,
+  type TipsetOptions,
+} from './apply-tipset.js';
+export {
+  computeNextBaseFee,
+  effectiveGasPremium,
+  nextBaseFeeFromPremium,
+  weightedPremiumPercentile,
+} from './base-fee.js';
+export { EMPTY_STATE_HEAD } from './call-manager.js';
+export { type CallOptions, callMessage } from './call-message.js';
+export { blsChainMessage, type ChainMessage, signedChainMessage, signingBytesOf } from './chain-message.js';
+export { circulatingSupply } from './circulating-supply.js';
+export { ActorError, OutOfGasError, VmError, VmErrorCode } from './errors.js';
+export * from './execution-trace.js';
+export { ExitCode } from './exit-code.js';
+export { computeGasOutputs, computeGasOverestimationBurn, type GasOutputs } from './gas/gas-outputs.js';
+export { onChainMessage, PRICES } from './gas/price-list.js';
+export { selectTipsetMessages, type TipsetBlockMessages } from './message-selection.js';
+export { verifySecpMessageSignatures } from './message-signatures.js';
+export * from './methods.js';
+export * from './queries.js';
+export type { Runtime, SendResult, StateCodec } from './runtime.js';
+export { type MessageApplication, Vm } from './vm.js';
+export type { VmContext } from './vm-context.js';

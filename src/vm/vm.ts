@@ -1,0 +1,257 @@
+/**
+ * Applies messages to a state tree (ref-fvm `executor/default.rs`, consensus.md §2.5):
+ *
+ * - explicit messages are pre-validated first — inclusion gas within the limit, a valid sender,
+ *   the right nonce, the gas fee cap covered — and a message failing that leaves no trace but a
+ *   receipt with zero gas and a miner penalty; then the sender pays `gasFeeCap × gasLimit` up
+ *   front, the call runs in a transaction, and the gas money is split per `computeGasOutputs`;
+ * - implicit messages (reward, cron) run from a system sender with no nonce, fee or inclusion cost.
+ *
+ * The FVM turns its "fatal" errors into receipts with SYS_ASSERTION_FAILED; we do the same for our
+ * VM's fatal conditions (`VmError` Fatal, e.g. an actor code we do not run). Any other exception —
+ * a missing block, a bug — fails the application instead of producing a receipt from it.
+ */
+import type { CID } from 'multiformats/cid';
+import {
+  ACTOR_CODES,
+  actorNameOf,
+  BURNT_FUNDS_ACTOR_ID,
+  EAM_ACTOR_ID,
+  REWARD_ACTOR_ID,
+  type StateTree,
+} from '../state/index.js';
+import {
+  type Address,
+  AddressProtocol,
+  type Message,
+  type MessageReceipt,
+  validateMessageFields,
+} from '../types/index.js';
+import { CallManager } from './call-manager.js';
+import type { ChainMessage } from './chain-message.js';
+import { OutOfGasError, VmError, VmErrorCode } from './errors.js';
+import { type ExecutionTrace, IpldCodec } from './execution-trace.js';
+import { ExitCode } from './exit-code.js';
+import { computeGasOutputs, type GasOutputs } from './gas/gas-outputs.js';
+import { GasTracker, milligasToGas } from './gas/gas-tracker.js';
+import { type GasCharge, onChainMessage } from './gas/price-list.js';
+import type { VmContext } from './vm-context.js';
+
+export interface MessageApplication {
+  readonly receipt: MessageReceipt;
+  /** Zero for implicit messages; only `minerPenalty` for a message failing pre-validation. */
+  readonly gasOutputs: GasOutputs;
+  /** The call tree, when the VM traces; for a pre-validation failure a bare trace of the message. */
+  readonly trace: ExecutionTrace | null;
+  /** Why the message failed; "" on success. */
+  readonly error: string;
+  /** Wall-clock nanoseconds spent applying it. */
+  readonly duration: bigint;
+}
+
+const NO_GAS_OUTPUTS: GasOutputs = {
+  baseFeeBurn: 0n,
+  overEstimationBurn: 0n,
+  minerPenalty: 0n,
+  minerTip: 0n,
+  refund: 0n,
+  gasRefund: 0n,
+  gasBurned: 0n,
+};
+
+function receipt(exitCode: ExitCode, returnData: Uint8Array | null, gasUsed: bigint): MessageReceipt {
+  return { version: 1, exitCode: BigInt(exitCode), return: returnData ?? new Uint8Array(0), gasUsed, eventsRoot: null };
+}
+
+/** A trace of a message that never ran (pre-validation failure, refused sender). */
+function bareTrace(message: Message, exitCode: ExitCode): ExecutionTrace {
+  return {
+    msg: {
+      from: message.from,
+      to: message.to,
+      value: message.value,
+      method: message.method,
+      params: message.params,
+      paramsCodec: message.params.length === 0 ? IpldCodec.None : IpldCodec.Cbor,
+      gasLimit: message.gasLimit,
+      readOnly: false,
+    },
+    msgRct: { exitCode, return: new Uint8Array(0), returnCodec: IpldCodec.None },
+    invokedActor: null,
+    gasCharges: [],
+    subcalls: [],
+  };
+}
+
+interface CallOutcome {
+  exitCode: ExitCode;
+  returnData: Uint8Array | null;
+  gasUsed: bigint;
+  error: string;
+  trace: ExecutionTrace | null;
+}
+
+export class Vm {
+  readonly tree: StateTree;
+  readonly context: VmContext;
+
+  constructor(tree: StateTree, context: VmContext) {
+    this.tree = tree;
+    this.context = context;
+  }
+
+  applyMessage(chainMessage: ChainMessage): MessageApplication {
+    const started = process.hrtime.bigint();
+    const { message } = chainMessage;
+    const { baseFee } = this.context;
+    const refuse = (exitCode: ExitCode, error: string, penalty: bigint): MessageApplication => ({
+      receipt: receipt(exitCode, null, 0n),
+      gasOutputs: { ...NO_GAS_OUTPUTS, minerPenalty: penalty },
+      trace: this.context.tracing ? bareTrace(message, exitCode) : null,
+      error,
+      duration: process.hrtime.bigint() - started,
+    });
+
+    try {
+      validateMessageFields(message);
+    } catch (error) {
+      // Block validation keeps such messages out of the chain; the VM refuses to guess what they mean.
+      throw new VmError(VmErrorCode.InvalidInput, `message ${chainMessage.cid}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const inclusion = onChainMessage(chainMessage.chainLength);
+    const inclusionGas = milligasToGas(inclusion.compute + inclusion.storage);
+    if (inclusionGas > message.gasLimit) {
+      return refuse(ExitCode.SysOutOfGas, `Out of gas (${inclusionGas} > ${message.gasLimit})`, baseFee * inclusionGas);
+    }
+    const penalty = baseFee * message.gasLimit;
+    const senderId = this.tree.lookupId(message.from);
+    const sender = senderId === undefined ? undefined : this.tree.getActor(senderId);
+    if (senderId === undefined || sender === undefined)
+      return refuse(ExitCode.SysSenderInvalid, 'Sender invalid', penalty);
+    let code = sender.code;
+    const senderType = actorNameOf(code);
+    if (senderType === 'placeholder' && sender.nonce === 0n && isEamDelegated(sender.delegatedAddress)) {
+      // An f410 key's first message turns its placeholder into an EthAccount (FVM preflight).
+      code = ACTOR_CODES.ethaccount;
+    } else if (senderType !== 'account' && senderType !== 'ethaccount') {
+      return refuse(ExitCode.SysSenderInvalid, 'Send not from valid sender', penalty);
+    }
+    if (message.nonce !== sender.nonce) {
+      return refuse(
+        ExitCode.SysSenderStateInvalid,
+        `Actor sequence invalid: ${message.nonce} != ${sender.nonce}`,
+        penalty,
+      );
+    }
+    const gasCost = message.gasFeeCap * message.gasLimit;
+    if (sender.balance < gasCost) {
+      return refuse(
+        ExitCode.SysSenderStateInvalid,
+        `Actor balance less than needed: ${sender.balance} < ${gasCost}`,
+        penalty,
+      );
+    }
+    this.tree.setActor(senderId, { ...sender, code, nonce: sender.nonce + 1n, balance: sender.balance - gasCost });
+
+    const outcome = this.#run(message, senderId, inclusion);
+    const outputs = computeGasOutputs(
+      outcome.gasUsed,
+      message.gasLimit,
+      baseFee,
+      message.gasFeeCap,
+      message.gasPremium,
+    );
+    this.#deposit(BURNT_FUNDS_ACTOR_ID, outputs.baseFeeBurn + outputs.overEstimationBurn);
+    this.#deposit(REWARD_ACTOR_ID, outputs.minerTip);
+    this.#deposit(senderId, outputs.refund);
+    if (outputs.baseFeeBurn + outputs.overEstimationBurn + outputs.minerTip + outputs.refund !== gasCost) {
+      throw new VmError(VmErrorCode.Fatal, 'gas handling math is wrong: the outputs do not sum to the gas cost');
+    }
+    return {
+      receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed),
+      gasOutputs: outputs,
+      trace: outcome.trace,
+      error: outcome.error,
+      duration: process.hrtime.bigint() - started,
+    };
+  }
+
+  /** A message from a system actor: no nonce, fee or inclusion charge; it must name an existing sender. */
+  applyImplicitMessage(message: Message): MessageApplication {
+    const started = process.hrtime.bigint();
+    const senderId = this.tree.lookupId(message.from);
+    if (senderId === undefined || this.tree.getActor(senderId) === undefined) {
+      return {
+        receipt: receipt(ExitCode.SysSenderInvalid, null, 0n),
+        gasOutputs: NO_GAS_OUTPUTS,
+        trace: this.context.tracing ? bareTrace(message, ExitCode.SysSenderInvalid) : null,
+        error: 'Sender invalid',
+        duration: process.hrtime.bigint() - started,
+      };
+    }
+    const outcome = this.#run(message, senderId, undefined);
+    return {
+      receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed),
+      gasOutputs: NO_GAS_OUTPUTS,
+      trace: outcome.trace,
+      error: outcome.error,
+      duration: process.hrtime.bigint() - started,
+    };
+  }
+
+  /** Writes the state tree and returns its root. */
+  flush(): CID {
+    return this.tree.flush();
+  }
+
+  #run(message: Message, senderId: bigint, inclusion: GasCharge | undefined): CallOutcome {
+    const gas = new GasTracker(message.gasLimit);
+    const calls = new CallManager(
+      this.context,
+      this.tree,
+      gas,
+      { id: senderId, address: message.from, nonce: message.nonce },
+      this.tree.lookupId(message.to),
+    );
+    if (inclusion !== undefined) calls.charge(inclusion);
+    const params = message.params.length === 0 ? null : message.params;
+    try {
+      const result = calls.call(senderId, message.to, message.method, params, message.value);
+      return { ...result, gasUsed: gas.gasUsed, trace: calls.executionTrace() };
+    } catch (error) {
+      if (error instanceof OutOfGasError) {
+        return {
+          exitCode: ExitCode.SysOutOfGas,
+          returnData: null,
+          gasUsed: gas.gasUsed,
+          error: error.message,
+          trace: calls.executionTrace(),
+        };
+      }
+      if (error instanceof VmError && error.code === VmErrorCode.Fatal) {
+        return {
+          exitCode: ExitCode.SysAssertionFailed,
+          returnData: null,
+          gasUsed: message.gasLimit,
+          error: error.message,
+          trace: calls.executionTrace(),
+        };
+      }
+      throw error;
+    }
+  }
+
+  #deposit(id: bigint, amount: bigint): void {
+    if (amount === 0n) return;
+    const actor = this.tree.requireActor(id, 'gas payment');
+    this.tree.setActor(id, { ...actor, balance: actor.balance + amount });
+  }
+}
+
+function isEamDelegated(address: Address | null): boolean {
+  return (
+    address !== null && address.protocol === AddressProtocol.Delegated && address.delegated().namespace === EAM_ACTOR_ID
+  );
+}
