@@ -1,8 +1,12 @@
-//! The only Rust that knows about Node. Thin wrappers over `ledger-crypto`; errors reach JS with a
-//! stable `code` (`ERR_INVALID_LENGTH`, `ERR_INVALID_SIGNATURE`, ...).
+//! The only Rust that knows about Node. Thin wrappers over `ledger-crypto` and `ledger-proofs`;
+//! errors reach JS with a stable `code` (`ERR_INVALID_LENGTH`, `ERR_INVALID_SIGNATURE`,
+//! `ERR_PROOF_PARAMS_MISSING`, ...).
 //!
 //! Fast calls are synchronous. Anything that can take more than a few milliseconds also has an
-//! `…Async` form that runs on the libuv thread pool and returns a Promise.
+//! `…Async` form that runs on the libuv thread pool and returns a Promise; every proof call is
+//! async.
 
 pub mod crypto;
 pub mod error;
+pub mod proofs;
+pub mod task;

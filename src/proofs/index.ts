@@ -1,0 +1,43 @@
+export { commDFromCid, commRFromCid, sealedCid, unsealedCid } from './commitments.js';
+export { configureProofs, type ProofsDirs, parameterDir, proofsDirs } from './environment.js';
+export { PROOFS_ERROR_CODES, ProofsError, type ProofsErrorCode } from './errors.js';
+export type { DealProposalJson, GenesisMinerJson, KeyInfoJson, PreSealJson } from './genesis-miner.js';
+export {
+  ALL_CIRCUITS,
+  type Circuit,
+  ensureParameters,
+  type ParameterOptions,
+  type ParameterProgress,
+  type ParameterStatus,
+  POST_CIRCUITS,
+  parameterStatus,
+} from './parameters.js';
+export {
+  challengedSectors,
+  generateWindowPost,
+  generateWinningPost,
+  type PoStRequest,
+  type PoStSector,
+  verifyWindowPost,
+  verifyWinningPost,
+  winningPostSectorChallenge,
+} from './post.js';
+export { type PreSealOptions, type PreSealResult, preSeal } from './preseal.js';
+export {
+  DEVNET_SEAL_PROOF,
+  DEVNET_WINDOW_POST_PROOF,
+  DEVNET_WINNING_POST_PROOF,
+  RegisteredPoStProof,
+  RegisteredSealProof,
+  sectorSize,
+} from './registered-proofs.js';
+export {
+  commitSector,
+  finalizeSector,
+  precommitSector,
+  presealSector,
+  type SealVerifyInfo,
+  type SectorCommitments,
+  type SectorRef,
+  verifySeal,
+} from './seal.js';
