@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { LedgerError } from '../utils/errors.js';
+import { authCommand } from './commands/auth.js';
+import { daemonCommand } from './commands/daemon.js';
+import { proofsCommand } from './commands/proofs.js';
+import { versionCommand } from './commands/version.js';
+import { walletCommand } from './commands/wallet.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -10,7 +16,13 @@ export function buildProgram(): Command {
   return new Command('ledger')
     .description('Full node and miner for the Ledger network (Filecoin/Lotus-compatible)')
     .version(packageVersion(), '-v, --version')
-    .showHelpAfterError();
+    .option('--repo <path>', 'the node repo directory (default: $LEDGER_PATH, else ~/.ledger)')
+    .showHelpAfterError()
+    .addCommand(daemonCommand())
+    .addCommand(walletCommand())
+    .addCommand(authCommand())
+    .addCommand(versionCommand())
+    .addCommand(proofsCommand());
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -19,5 +31,12 @@ export async function main(argv: string[]): Promise<void> {
     program.outputHelp();
     return;
   }
-  await program.parseAsync(argv);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    // Errors the node raises on purpose carry a clear message; anything else is a bug worth a stack.
+    if (!(error instanceof LedgerError)) throw error;
+    process.stderr.write(`ledger: ${error.message} (${error.code})\n`);
+    process.exitCode = 1;
+  }
 }

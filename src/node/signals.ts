@@ -1,0 +1,26 @@
+import type { LedgerNode } from './node.js';
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Stops the node cleanly on SIGINT or SIGTERM and resolves once it has stopped. A second signal
+ * during the stop exits at once, for an operator who does not want to wait.
+ */
+export function stopOnSignal(node: LedgerNode): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        node.logger.warn({ signal }, 'second signal: exiting without waiting for the stop');
+        process.exit(1);
+      }
+      stopping = true;
+      node.logger.info({ signal }, 'stopping');
+      node.stop().then(() => {
+        for (const s of STOP_SIGNALS) process.off(s, onSignal);
+        resolve();
+      }, reject);
+    };
+    for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  });
+}

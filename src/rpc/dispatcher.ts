@@ -1,0 +1,178 @@
+/**
+ * JSON-RPC 2.0 over the method declarations, independent of HTTP: a request body in, a response
+ * body out (or none, for notifications). Single calls and batches (run in order, as go-jsonrpc
+ * does), ids of any JSON type echoed as sent, positional params only (go-jsonrpc refuses named
+ * ones), exact arity, strict parameter decoding, Lotus's permission check and error codes.
+ * A failure that is not a LedgerError is a bug: the client gets -32603 and the log gets the stack.
+ */
+import type { Logger } from 'pino';
+import { stringifyJsonLossless } from '../types/index.js';
+import { LedgerError } from '../utils/errors.js';
+import type { RpcContext } from './context.js';
+import { JsonRpcError, JsonRpcErrorCode, permissionDenied } from './errors.js';
+import { type ApiVersion, type CallInfo, methodNames, type RpcMethod } from './method.js';
+import { parseRequestBody, plainJson } from './request-json.js';
+
+type Response =
+  | { id: unknown; jsonrpc: '2.0'; result: unknown }
+  | { error: { code: number; message: string; data?: unknown }; id: unknown; jsonrpc: '2.0' };
+
+export interface DispatcherOptions {
+  readonly methods: readonly RpcMethod[];
+  readonly apiVersion: ApiVersion;
+  readonly context: RpcContext;
+  readonly logger: Logger;
+}
+
+function errorResponse(id: unknown, error: JsonRpcError): Response {
+  const body: { code: number; message: string; data?: unknown } = { code: error.rpcCode, message: error.message };
+  if (error.data !== undefined) body.data = error.data;
+  return { error: body, id, jsonrpc: '2.0' };
+}
+
+function invalidRequest(why: string): JsonRpcError {
+  return new JsonRpcError(JsonRpcErrorCode.InvalidRequest, `Invalid request: ${why}`);
+}
+
+interface Envelope {
+  readonly method: string;
+  readonly params: readonly unknown[];
+}
+
+/** The checks that make an object a JSON-RPC request. */
+function readEnvelope(request: Record<string, unknown>): Envelope {
+  const { jsonrpc, method, params } = request;
+  if (jsonrpc !== '2.0') throw invalidRequest('"jsonrpc" must be "2.0"');
+  if (typeof method !== 'string') throw invalidRequest('"method" must be a string');
+  if (params === undefined || params === null) return { method, params: [] };
+  if (Array.isArray(params)) return { method, params };
+  if (isPlainObject(params)) {
+    throw new JsonRpcError(
+      JsonRpcErrorCode.InvalidParams,
+      `invalid params for '${method}': params must be an array; named parameters are not supported, pass them by position`,
+    );
+  }
+  throw invalidRequest('"params" must be an array');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
+export class Dispatcher {
+  readonly #byName = new Map<string, RpcMethod>();
+  readonly #methods: readonly RpcMethod[];
+  readonly #apiVersion: ApiVersion;
+  readonly #context: RpcContext;
+  readonly #logger: Logger;
+
+  constructor(options: DispatcherOptions) {
+    this.#methods = options.methods.filter((m) => m.apiVersions.includes(options.apiVersion));
+    for (const method of this.#methods) {
+      for (const name of methodNames(method)) {
+        if (this.#byName.has(name)) throw new Error(`RPC method ${name} is declared twice`);
+        this.#byName.set(name, method);
+      }
+    }
+    this.#apiVersion = options.apiVersion;
+    this.#context = options.context;
+    this.#logger = options.logger;
+  }
+
+  /** Answers a request body; `undefined` when nothing is to be sent back (only notifications). */
+  async handle(body: string, permissions: readonly string[]): Promise<string | undefined> {
+    if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
+    let parsed: unknown;
+    try {
+      parsed = parseRequestBody(body);
+    } catch (error) {
+      return this.#serialize(errorResponse(null, error as JsonRpcError));
+    }
+    if (!Array.isArray(parsed)) {
+      const response = await this.#handleOne(parsed, permissions);
+      return response === undefined ? undefined : this.#serialize(response);
+    }
+    if (parsed.length === 0) return this.#serialize(errorResponse(null, invalidRequest('empty batch')));
+    const responses: Response[] = [];
+    for (const request of parsed) {
+      const response = await this.#handleOne(request, permissions);
+      if (response !== undefined) responses.push(response);
+    }
+    return responses.length === 0 ? undefined : this.#serialize(responses);
+  }
+
+  async #handleOne(request: unknown, permissions: readonly string[]): Promise<Response | undefined> {
+    if (!isPlainObject(request)) return errorResponse(null, invalidRequest('expected a request object'));
+    // A request without an id member is a notification: nothing is answered, not even an error —
+    // unless it is no valid request at all, which JSON-RPC answers with id null.
+    const isNotification = !Object.hasOwn(request, 'id');
+    const id = isNotification ? null : request.id;
+    let envelope: Envelope;
+    try {
+      envelope = readEnvelope(request);
+    } catch (error) {
+      const invalid = (error as JsonRpcError).rpcCode === JsonRpcErrorCode.InvalidRequest;
+      return isNotification && !invalid ? undefined : errorResponse(id, error as JsonRpcError);
+    }
+    try {
+      const result = await this.#call(envelope, permissions);
+      return isNotification ? undefined : { id, jsonrpc: '2.0', result };
+    } catch (error) {
+      return isNotification ? undefined : errorResponse(id, this.#toJsonRpcError(error, envelope.method));
+    }
+  }
+
+  async #call({ method: name, params }: Envelope, permissions: readonly string[]): Promise<unknown> {
+    const method = this.#byName.get(name);
+    if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
+    if (!permissions.includes(method.permission)) throw permissionDenied(method.name, method.permission);
+
+    if (params.length !== method.params.length) {
+      const expected = method.params.map((p) => p.name).join(', ');
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `wrong param count (method '${name}'): ${params.length} != ${method.params.length} (expected [${expected}])`,
+      );
+    }
+    const decoded = method.params.map((param, i) => {
+      try {
+        return param.decode(plainJson(params[i]), param.name);
+      } catch (error) {
+        if (!(error instanceof LedgerError)) throw error;
+        throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `invalid params for '${name}': ${error.message}`, {
+          cause: error,
+        });
+      }
+    });
+    const call: CallInfo = { apiVersion: this.#apiVersion, permissions, methods: this.#methods };
+    return method.invoke(decoded, this.#context, call);
+  }
+
+  #toJsonRpcError(error: unknown, method: unknown): JsonRpcError {
+    if (error instanceof JsonRpcError) return error;
+    // What a method refuses on purpose reaches the client as Lotus reports handler errors: code 1.
+    if (error instanceof LedgerError) return new JsonRpcError(JsonRpcErrorCode.CallFailed, error.message);
+    this.#logger.error({ err: error, method }, 'RPC method failed unexpectedly');
+    return new JsonRpcError(JsonRpcErrorCode.InternalError, `internal error calling '${String(method)}'`);
+  }
+
+  #serialize(response: Response | Response[]): string {
+    try {
+      return stringifyJsonLossless(response);
+    } catch (error) {
+      this.#logger.error({ err: error }, 'RPC response could not be serialized');
+      const single = Array.isArray(response) ? null : response.id;
+      return stringifyJsonLossless(
+        errorResponse(
+          single,
+          new JsonRpcError(JsonRpcErrorCode.InternalError, 'internal error: unserializable result'),
+        ),
+      );
+    }
+  }
+}

@@ -1,0 +1,36 @@
+export { renderApiMarkdown } from './api-doc.js';
+export {
+  generateJwtSecret,
+  InvalidTokenError,
+  JWT_SECRET_KEY_NAME,
+  JWT_SECRET_KEY_TYPE,
+  TokenAuthority,
+} from './auth.js';
+export { NodeApi, RpcClient, type RpcClientOptions } from './client.js';
+export type { NodeInfo, RpcContext } from './context.js';
+export { Dispatcher } from './dispatcher.js';
+export { type ApiInfo, type HostPort, listenMultiaddr, parseApiInfo, parseListenAddress, rpcUrl } from './endpoint.js';
+export { JsonRpcError, JsonRpcErrorCode, NodeUnreachableError, permissionDenied, RpcHttpError } from './errors.js';
+export { DEFAULT_MAX_REQUEST_BYTES, MAX_JSON_DEPTH } from './limits.js';
+export {
+  API_SEMVER,
+  API_VERSIONS,
+  type ApiVersion,
+  type CallInfo,
+  declareMethod,
+  isPermission,
+  type MethodDeclaration,
+  methodNames,
+  NAMESPACES,
+  type ParamDeclaration,
+  PERMISSIONS,
+  type Permission,
+  packApiSemver,
+  permissionsUpTo,
+  type ResultDeclaration,
+  type RpcMethod,
+} from './method.js';
+export { AGENT, type ApiVersionJson } from './methods/common.js';
+export { allMethods } from './methods/index.js';
+export { buildOpenRpcDocument, type OpenRpcDocument } from './openrpc.js';
+export { RpcServer, type RpcServerOptions } from './server.js';

@@ -1,0 +1,120 @@
+/**
+ * The method declaration: one object per JSON-RPC method says everything about it — name,
+ * parameters (name, JSON schema, strict Lotus JSON decoder), result, permission, API versions,
+ * description and handler. The dispatcher, the permission table, `rpc.discover` and docs/api.md
+ * are all derived from these declarations, so they cannot drift apart.
+ *
+ * A later module adds methods by writing `declareMethod({...})` in `rpc/methods/<namespace>.ts`
+ * and listing it in `rpc/methods/index.ts`; its handler gets typed, already-decoded parameters and
+ * the node's services through `RpcContext`.
+ */
+import type { RpcContext } from './context.js';
+
+/** Lotus's permissions, lowest first. Tokens are minted with a permission and every one below it. */
+export const PERMISSIONS = ['read', 'write', 'sign', 'admin'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** A permission and every one below it: what `--perm sign` gives (`read`, `write`, `sign`). */
+export function permissionsUpTo(permission: Permission): Permission[] {
+  return PERMISSIONS.slice(0, PERMISSIONS.indexOf(permission) + 1);
+}
+
+export function isPermission(value: unknown): value is Permission {
+  return (PERMISSIONS as readonly unknown[]).includes(value);
+}
+
+/** `/rpc/v0` (Lotus's deprecated API) and `/rpc/v1` (stable). */
+export const API_VERSIONS = [0, 1] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
+
+/** The API semver each path reports, as Lotus's `FullAPIVersion0` / `FullAPIVersion1`. */
+export const API_SEMVER: Readonly<Record<ApiVersion, readonly [number, number, number]>> = {
+  0: [1, 5, 0],
+  1: [2, 3, 0],
+};
+
+/** Lotus's binary form of an API semver: `major<<16 | minor<<8 | patch` (2.3.0 → 131840). */
+export function packApiSemver(apiVersion: ApiVersion): number {
+  const [major, minor, patch] = API_SEMVER[apiVersion];
+  return (major << 16) | (minor << 8) | patch;
+}
+
+/** The primary namespace and the alias stock Lotus clients use. */
+export const NAMESPACES = ['Ledger', 'Filecoin'] as const;
+
+/** A JSON Schema (draft 7, as OpenRPC uses it). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface ParamDeclaration<T> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: JsonSchema;
+  /**
+   * Decodes the JSON value strictly; on bad input it throws an error whose message starts with
+   * `path` (the parameter's name) and says what was expected (the types' `…FromLotusJson` do).
+   */
+  readonly decode: (json: unknown, path: string) => T;
+}
+
+export interface ResultDeclaration<R> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: JsonSchema;
+  /** Lotus JSON for the handler's value (bigints are written as JSON numbers). */
+  readonly encode: (value: R) => unknown;
+}
+
+/** What the dispatcher knows about the call being served. */
+export interface CallInfo {
+  readonly apiVersion: ApiVersion;
+  /** The caller's permissions (from its token, or `read` without one). */
+  readonly permissions: readonly string[];
+  /** The methods served on this API version: what `Discover` describes. */
+  readonly methods: readonly RpcMethod[];
+}
+
+export interface MethodDeclaration<P extends readonly unknown[], R> {
+  /** The Lotus method name without namespace (`WalletNew`); served as `Ledger.X` and `Filecoin.X`. */
+  readonly name: string;
+  readonly description: string;
+  readonly permission: Permission;
+  readonly apiVersions: readonly ApiVersion[];
+  /** Positional parameters; every one must be sent (JSON `null` where Lotus allows "unset"). */
+  readonly params: { readonly [K in keyof P]: ParamDeclaration<P[K]> };
+  readonly result: ResultDeclaration<R>;
+  /** Extra full names served without a namespace (`rpc.discover`). */
+  readonly aliases?: readonly string[];
+  readonly handler: (params: P, context: RpcContext, call: CallInfo) => R | Promise<R>;
+}
+
+/** A declaration with its types erased, as the dispatcher and the generators see it. */
+export interface RpcMethod {
+  readonly name: string;
+  readonly description: string;
+  readonly permission: Permission;
+  readonly apiVersions: readonly ApiVersion[];
+  readonly params: readonly ParamDeclaration<unknown>[];
+  readonly result: ResultDeclaration<unknown>;
+  readonly aliases: readonly string[];
+  /** Runs the handler on decoded parameters and returns the Lotus JSON of its result. */
+  readonly invoke: (params: readonly unknown[], context: RpcContext, call: CallInfo) => Promise<unknown>;
+}
+
+export function declareMethod<const P extends readonly unknown[], R>(declaration: MethodDeclaration<P, R>): RpcMethod {
+  const { handler, result } = declaration;
+  return {
+    name: declaration.name,
+    description: declaration.description,
+    permission: declaration.permission,
+    apiVersions: declaration.apiVersions,
+    params: declaration.params as readonly ParamDeclaration<unknown>[],
+    result: result as ResultDeclaration<unknown>,
+    aliases: declaration.aliases ?? [],
+    invoke: async (params, context, call) => result.encode(await handler(params as unknown as P, context, call)),
+  };
+}
+
+/** The names a method answers to: `Ledger.X`, `Filecoin.X` and its aliases. */
+export function methodNames(method: RpcMethod): string[] {
+  return [...NAMESPACES.map((namespace) => `${namespace}.${method.name}`), ...method.aliases];
+}

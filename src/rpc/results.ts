@@ -1,0 +1,67 @@
+/** Result declarations shared by method declarations: a JSON schema and the Lotus JSON encoder. */
+import {
+  type Address,
+  addressToLotusJson,
+  type Signature,
+  type SignedMessage,
+  signatureToLotusJson,
+  signedMessageToLotusJson,
+} from '../types/index.js';
+import { toBase64 } from '../utils/bytes.js';
+import { type KeyInfo, keyInfoToLotusJson } from '../wallet/index.js';
+import type { JsonSchema, ResultDeclaration } from './method.js';
+import {
+  addressSchema,
+  booleanSchema,
+  bytesSchema,
+  keyInfoSchema,
+  nullSchema,
+  signatureSchema,
+  signedMessageSchema,
+} from './schemas.js';
+
+/** A result that is already Lotus JSON (plain data built by the handler). */
+export function jsonResult<R>(name: string, description: string, schema: JsonSchema): ResultDeclaration<R> {
+  return { name, description, schema, encode: (value) => value };
+}
+
+export function addressResult(description: string): ResultDeclaration<Address> {
+  return { name: 'address', description, schema: addressSchema, encode: addressToLotusJson };
+}
+
+export function addressListResult(description: string): ResultDeclaration<Address[]> {
+  return {
+    name: 'addresses',
+    description,
+    schema: { type: 'array', items: addressSchema },
+    encode: (addresses) => addresses.map(addressToLotusJson),
+  };
+}
+
+export function booleanResult(description: string): ResultDeclaration<boolean> {
+  return { name: 'ok', description, schema: booleanSchema, encode: (value) => value };
+}
+
+/** Methods that only succeed or fail answer `null`, as go-jsonrpc does. */
+export const voidResult: ResultDeclaration<void> = {
+  name: 'none',
+  description: 'null on success',
+  schema: nullSchema,
+  encode: () => null,
+};
+
+export function bytesResult(description: string): ResultDeclaration<Uint8Array> {
+  return { name: 'bytes', description, schema: bytesSchema, encode: toBase64 };
+}
+
+export function signatureResult(description: string): ResultDeclaration<Signature> {
+  return { name: 'signature', description, schema: signatureSchema, encode: signatureToLotusJson };
+}
+
+export function signedMessageResult(description: string): ResultDeclaration<SignedMessage> {
+  return { name: 'signedMessage', description, schema: signedMessageSchema, encode: signedMessageToLotusJson };
+}
+
+export function keyInfoResult(description: string): ResultDeclaration<KeyInfo> {
+  return { name: 'keyInfo', description, schema: keyInfoSchema, encode: keyInfoToLotusJson };
+}

@@ -1,0 +1,142 @@
+/**
+ * The HTTP side of the API, on fastify: `POST /rpc/v0` and `/rpc/v1`, bodies as
+ * `application/json` or `text/plain` up to a size limit, and go-jsonrpc's authentication:
+ * the `Authorization: Bearer <token>` header (or a `?token=` query value), no token meaning
+ * `read`, and HTTP 401 with an empty body for a token that is malformed or does not verify.
+ * JSON-RPC errors, permission denials included, are HTTP 200 with an error object.
+ */
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyError, type FastifyRequest, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { stringifyJsonLossless } from '../types/index.js';
+import { LedgerError } from '../utils/errors.js';
+import type { RpcContext } from './context.js';
+import { Dispatcher } from './dispatcher.js';
+import { JsonRpcErrorCode } from './errors.js';
+import { DEFAULT_MAX_REQUEST_BYTES } from './limits.js';
+import { API_VERSIONS, type RpcMethod } from './method.js';
+import { allMethods } from './methods/index.js';
+
+const ANONYMOUS_PERMISSIONS = ['read'] as const;
+
+export interface RpcServerOptions {
+  readonly context: RpcContext;
+  readonly logger: Logger;
+  readonly host: string;
+  /** 0 picks a free port; `RpcServer.port` says which. */
+  readonly port: number;
+  readonly maxRequestBytes?: number;
+  readonly methods?: readonly RpcMethod[];
+}
+
+function rpcErrorBody(code: number, message: string): string {
+  return `${stringifyJsonLossless({ error: { code, message }, id: null, jsonrpc: '2.0' })}\n`;
+}
+
+export class RpcServer {
+  readonly #close: () => Promise<void>;
+  /** The port listened on (the one chosen when 0 was asked for). */
+  readonly port: number;
+
+  private constructor(close: () => Promise<void>, port: number) {
+    this.#close = close;
+    this.port = port;
+  }
+
+  static async start(options: RpcServerOptions): Promise<RpcServer> {
+    const app = buildApp(options);
+    try {
+      await app.listen({ host: options.host, port: options.port });
+    } catch (error) {
+      await app.close();
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new LedgerError('ERR_API_LISTEN', `cannot listen on ${options.host}:${options.port} (${reason})`, {
+        cause: error,
+      });
+    }
+    const { port } = app.server.address() as AddressInfo;
+    return new RpcServer(() => app.close(), port);
+  }
+
+  /** Stops accepting connections and waits for the requests in flight. */
+  close(): Promise<void> {
+    return this.#close();
+  }
+}
+
+function buildApp(options: RpcServerOptions) {
+  const logger = options.logger.child({ module: 'rpc' });
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  // No log line per request: at thousands of calls a second it would cost more than the calls.
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: maxRequestBytes,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    const reject = (status: number, code: number, message: string) =>
+      reply.code(status).type('application/json').send(rpcErrorBody(code, message));
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reject(200, JsonRpcErrorCode.ParseError, `request bigger than maximum ${maxRequestBytes} allowed`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reject(
+          415,
+          JsonRpcErrorCode.InvalidRequest,
+          'Invalid request: send the body as Content-Type: application/json (or text/plain)',
+        );
+    }
+    if (error.statusCode !== undefined && error.statusCode < 500) {
+      return reject(error.statusCode, JsonRpcErrorCode.InvalidRequest, `Invalid request: ${error.message}`);
+    }
+    logger.error({ err: error }, 'RPC request failed');
+    return reject(500, JsonRpcErrorCode.InternalError, 'internal error');
+  });
+
+  const authenticate = async (request: FastifyRequest): Promise<readonly string[] | undefined> => {
+    let header = request.headers.authorization;
+    if (header === undefined) {
+      const token = (request.query as Record<string, unknown>).token;
+      if (typeof token === 'string' && token !== '') header = `Bearer ${token}`;
+    }
+    if (header === undefined) return ANONYMOUS_PERMISSIONS;
+    if (!header.startsWith('Bearer ')) return undefined;
+    try {
+      return await options.context.tokens.verify(header.slice('Bearer '.length));
+    } catch (error) {
+      // The reason only: the token itself is a credential and never goes to the log.
+      logger.warn({ remote: request.ip, reason: (error as Error).message }, 'API token refused');
+      return undefined;
+    }
+  };
+
+  // Authentication comes first, before the body is even read, as go-jsonrpc's auth handler does.
+  const permissionsOf = new WeakMap<FastifyRequest, readonly string[]>();
+  app.addHook('onRequest', async (request, reply) => {
+    const permissions = await authenticate(request);
+    if (permissions === undefined) return reply.code(401).header('www-authenticate', 'Bearer').send();
+    permissionsOf.set(request, permissions);
+  });
+
+  for (const apiVersion of API_VERSIONS) {
+    const dispatcher = new Dispatcher({
+      methods: options.methods ?? allMethods,
+      apiVersion,
+      context: options.context,
+      logger,
+    });
+    app.post(`/rpc/v${apiVersion}`, async (request, reply) => {
+      const body = typeof request.body === 'string' ? request.body : '';
+      const response = await dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS);
+      if (response === undefined) return reply.code(204).send();
+      return reply.code(200).type('application/json').send(`${response}\n`);
+    });
+  }
+  return app;
+}

@@ -1,0 +1,192 @@
+/**
+ * The permission matrix, generated from the method declarations: every method on both paths ×
+ * {no token, read, write, sign, admin, forged} must give exactly the outcome its permission says —
+ * allowed (the call runs and succeeds), denied (code 1, Lotus's message), or HTTP 401.
+ * Each method needs valid parameters below; a method declared without them fails this suite.
+ */
+import {
+  type ApiVersion,
+  allMethods,
+  PERMISSIONS,
+  type Permission,
+  permissionsUpTo,
+  type RpcMethod,
+} from '../../src/rpc/index.js';
+import { messageToLotusJson, signatureToLotusJson } from '../../src/types/index.js';
+import { toBase64 } from '../../src/utils/bytes.js';
+import { generateKey, KeyType, keyInfoToLotusJson } from '../../src/wallet/index.js';
+import { sampleMessage } from '../types/fixtures.js';
+import {
+  authorization,
+  type Caller,
+  post,
+  startTestServer,
+  type TestServer,
+  unsignedAdminToken,
+  wrongAlgorithmToken,
+} from './harness.js';
+
+let server: TestServer;
+let signer: string;
+
+/** Valid parameters for each method; functions, so that every call gets fresh ones. */
+const validParams: Record<string, () => unknown[]> = {
+  Version: () => [],
+  Discover: () => [],
+  AuthNew: () => [['read', 'write']],
+  AuthVerify: () => [server.tokens.sign],
+  WalletNew: () => ['bls'],
+  WalletHas: () => [signer],
+  WalletList: () => [],
+  WalletDefaultAddress: () => [],
+  WalletSetDefault: () => [signer],
+  WalletSign: () => [signer, toBase64(new TextEncoder().encode('hello'))],
+  WalletSignMessage: () => [signer, messageToLotusJson(sampleMessage())],
+  WalletVerify: () => [signer, '', signatureToLotusJson({ type: 1, data: new Uint8Array(65) })],
+  WalletValidateAddress: () => [signer],
+  WalletExport: () => [signer],
+  WalletImport: () => [keyInfoToLotusJson(generateKey(KeyType.Secp256k1).keyInfo)],
+  WalletDelete: () => [generateKey(KeyType.BLS).address.toString()],
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  signer = server.context.wallet.newKey(KeyType.Secp256k1).toString();
+});
+afterAll(() => server.close());
+
+const callers: Caller[] = ['anonymous', ...PERMISSIONS, 'forged'];
+
+function expectedOutcome(method: RpcMethod, caller: Caller): 'allowed' | 'denied' | 'unauthorized' {
+  if (caller === 'forged') return 'unauthorized';
+  const granted: readonly string[] = caller === 'anonymous' ? ['read'] : permissionsUpTo(caller as Permission);
+  return granted.includes(method.permission) ? 'allowed' : 'denied';
+}
+
+test('every declared method has parameters for the matrix', () => {
+  expect(allMethods.map((m) => m.name).sort()).toEqual(Object.keys(validParams).sort());
+});
+
+const cases = allMethods.flatMap((method) =>
+  method.apiVersions.flatMap((apiVersion) =>
+    callers.map((caller) => ({ method, apiVersion, caller, outcome: expectedOutcome(method, caller) })),
+  ),
+);
+
+test.each(
+  cases.map((c) => [`${c.method.name} (${c.method.permission}) v${c.apiVersion}`, c.caller, c.outcome, c] as const),
+)(
+  '%s as %s: %s',
+  async (_name, caller, outcome, { method, apiVersion }: { method: RpcMethod; apiVersion: ApiVersion }) => {
+    const params = validParams[method.name]?.();
+    const reply = await post(
+      server.url(apiVersion),
+      { jsonrpc: '2.0', method: `Filecoin.${method.name}`, params, id: 7 },
+      authorization(server, caller),
+    );
+    if (outcome === 'unauthorized') {
+      expect(reply.status).toBe(401);
+      expect(reply.text).toBe('');
+      return;
+    }
+    expect(reply.status).toBe(200);
+    const response = JSON.parse(reply.text);
+    if (outcome === 'denied') {
+      expect(response).toEqual({
+        error: { code: 1, message: `missing permission to invoke '${method.name}' (need '${method.permission}')` },
+        id: 7,
+        jsonrpc: '2.0',
+      });
+    } else {
+      expect(response.error).toBeUndefined();
+      expect(response).toHaveProperty('result');
+    }
+  },
+);
+
+describe('tokens', () => {
+  test.each([
+    ['garbage', 'Bearer not-a-jwt'],
+    ['an unsigned (alg: none) admin token', `Bearer ${unsignedAdminToken()}`],
+    ['no Bearer prefix', 'Token abc'],
+    ['an empty bearer', 'Bearer '],
+  ])('%s is HTTP 401 with an empty body', async (_label, header) => {
+    const reply = await post(
+      server.url(),
+      { jsonrpc: '2.0', method: 'Ledger.Version', id: 1 },
+      { authorization: header },
+    );
+    expect(reply.status).toBe(401);
+    expect(reply.text).toBe('');
+  });
+
+  test('a token signed with another algorithm under the right secret is HTTP 401', async () => {
+    const reply = await post(
+      server.url(),
+      { jsonrpc: '2.0', method: 'Ledger.Version', id: 1 },
+      { authorization: `Bearer ${await wrongAlgorithmToken(server.secret)}` },
+    );
+    expect(reply.status).toBe(401);
+  });
+
+  test('the token may come as ?token= instead of a header, as go-jsonrpc allows', async () => {
+    const reply = await post(`${server.url()}?token=${server.tokens.write}`, {
+      jsonrpc: '2.0',
+      method: 'Ledger.WalletList',
+      id: 1,
+    });
+    expect(JSON.parse(reply.text).result).toContain(signer);
+  });
+
+  test('permission is set membership, as in Lotus: a token listing only admin cannot read', async () => {
+    const adminOnly = await server.context.tokens.create(['admin']);
+    const reply = await post(
+      server.url(),
+      { jsonrpc: '2.0', method: 'Ledger.AuthVerify', params: [adminOnly], id: 1 },
+      { authorization: `Bearer ${adminOnly}` },
+    );
+    expect(JSON.parse(reply.text).error).toEqual({
+      code: 1,
+      message: "missing permission to invoke 'AuthVerify' (need 'read')",
+    });
+  });
+
+  test('tokens are Lotus tokens: HS256 header, payload {"Allow": [...]}, and AuthVerify reads them back', async () => {
+    const token = server.tokens.sign;
+    const [header, payload] = token.split('.');
+    expect(header).toBe('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9');
+    expect(JSON.parse(Buffer.from(payload as string, 'base64url').toString())).toEqual({
+      Allow: ['read', 'write', 'sign'],
+    });
+    const reply = await post(server.url(), { jsonrpc: '2.0', method: 'Ledger.AuthVerify', params: [token], id: 1 });
+    expect(JSON.parse(reply.text).result).toEqual(['read', 'write', 'sign']);
+  });
+
+  test('AuthNew returns the token base64-encoded, as Lotus does, and it works', async () => {
+    const reply = await post(
+      server.url(),
+      { jsonrpc: '2.0', method: 'Ledger.AuthNew', params: [['read', 'write']], id: 1 },
+      authorization(server, 'admin'),
+    );
+    const token = Buffer.from(JSON.parse(reply.text).result, 'base64').toString();
+    const list = await post(
+      server.url(),
+      { jsonrpc: '2.0', method: 'Ledger.WalletList', id: 2 },
+      { authorization: `Bearer ${token}` },
+    );
+    expect(JSON.parse(list.text).result).toContain(signer);
+  });
+
+  test('AuthVerify of a forged token is a code-1 error, not a crash', async () => {
+    const reply = await post(server.url(), {
+      jsonrpc: '2.0',
+      method: 'Ledger.AuthVerify',
+      params: [server.forgedToken],
+      id: 1,
+    });
+    expect(JSON.parse(reply.text).error).toEqual({
+      code: 1,
+      message: expect.stringMatching(/^JWT Verification failed: /),
+    });
+  });
+});
