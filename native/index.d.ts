@@ -39,6 +39,106 @@ export declare function blsVerify(publicKey: Uint8Array, message: Uint8Array, si
 /** Verifies independent signatures off the main thread; one verdict per item. */
 export declare function blsVerifyBatchAsync(publicKeys: Array<Uint8Array>, messages: Array<Uint8Array>, signatures: Array<Uint8Array>): Promise<Array<boolean>>
 
+/** 96-byte G2 public key for an unchained (min-sig) beacon key. */
+export declare function drandUnchainedPublicKey(privateKey: Uint8Array): Buffer
+
+/** 48-byte G1 signature with the unchained DST. */
+export declare function drandUnchainedSign(privateKey: Uint8Array, message: Uint8Array): Buffer
+
+export declare function drandUnchainedVerify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean
+
+export interface ParameterStatus {
+  circuit: string
+  /** `complete`, `missing` or `damaged`. */
+  state: string
+  problem?: string
+  paramsPath: string
+  vkPath: string
+  paramsBytes: number
+  vkBytes: number
+  generated: boolean
+  seconds: number
+}
+
+export interface PoStRequest {
+  /** Registered PoSt proof, as numbered on chain (0 = winning 2 KiB, 10 = window 2 KiB V1_1). */
+  postProof: number
+  minerId: bigint
+  /** The chain's randomness; masked into a field element here. */
+  randomness: Uint8Array
+  sectors: Array<PoStSector>
+}
+
+export interface PoStSector {
+  sectorNumber: bigint
+  commR: Uint8Array
+}
+
+/** C1 + C2 of a pre-committed sector: the seal proof. Needs the PoRep parameters. */
+export declare function proofsCommitSectorAsync(sector: SectorRef, ticket: Uint8Array, seed: Uint8Array, commR: Uint8Array, commD: Uint8Array): Promise<Buffer>
+
+/**
+ * Points the proofs library at these directories. It reads them once per process: call this
+ * before any other proofs call; calling again with other directories fails.
+ */
+export declare function proofsConfigure(dirs: ProofsDirs): void
+
+export interface ProofsDirs {
+  parameterCache: string
+  parentCache: string
+}
+
+/**
+ * Generates `circuit`'s parameters into `dir` from the fixed devnet seed unless complete files
+ * are there. Minutes of CPU for PoRep.
+ */
+export declare function proofsEnsureParametersAsync(dir: string, circuit: string): Promise<ParameterStatus>
+
+/** Keeps only what PoSt needs and removes the unsealed copy. */
+export declare function proofsFinalizeSectorAsync(sector: SectorRef): Promise<void>
+
+/** A window PoSt over all the sectors (192 bytes per partition of 2 sectors, for 2 KiB). */
+export declare function proofsGenerateWindowPostAsync(dir: string, request: PoStRequest): Promise<Buffer>
+
+/** A winning PoSt over the challenged sectors, whose replicas are under `dir`. */
+export declare function proofsGenerateWinningPostAsync(dir: string, request: PoStRequest): Promise<Buffer>
+
+/** What is in `dir` for `circuit` (`winning-post`, `window-post`, `porep`); reads headers only. */
+export declare function proofsParameterStatus(dir: string, circuit: string): ParameterStatus
+
+/** AddPiece + PC1 + PC2 of a sector holding `piece` (exactly the sector's unpadded size). */
+export declare function proofsPrecommitSectorAsync(sector: SectorRef, ticket: Uint8Array, piece: Uint8Array): Promise<SectorCommitments>
+
+/** Pre-seals a genesis sector like lotus-seed: deterministic piece, PC1, PC2, finalize. */
+export declare function proofsPresealSectorAsync(sector: SectorRef): Promise<SectorCommitments>
+
+/**
+ * The directories the proofs library would use: `parameterCache`, else `$LEDGER_PROOF_PARAMS`,
+ * else `~/.cache/ledger-node/proof-params` (`$LEDGER_CACHE_DIR` moves the root).
+ */
+export declare function proofsResolveDirs(parameterCache?: string | undefined | null): ProofsDirs
+
+/** Checks a seal proof; false for any proof that is not valid. Needs the PoRep verifying key. */
+export declare function proofsVerifySealAsync(info: SealVerifyInfo): Promise<boolean>
+
+export declare function proofsVerifyWindowPostAsync(request: PoStRequest, proof: Uint8Array): Promise<boolean>
+
+export declare function proofsVerifyWinningPostAsync(request: PoStRequest, proof: Uint8Array): Promise<boolean>
+
+/** Indices into a proving set of `sectorCount` sectors that winning PoSt challenges. */
+export declare function proofsWinningPostSectorChallengeAsync(postProof: number, minerId: bigint, randomness: Uint8Array, sectorCount: bigint): Promise<Array<bigint>>
+
+export interface SealVerifyInfo {
+  sealProof: number
+  minerId: bigint
+  sectorNumber: bigint
+  ticket: Uint8Array
+  seed: Uint8Array
+  commR: Uint8Array
+  commD: Uint8Array
+  proof: Uint8Array
+}
+
 export declare function secp256k1GeneratePrivateKey(): Buffer
 
 /** 65-byte uncompressed public key. */
@@ -55,3 +155,17 @@ export declare function secp256k1Sign(privateKey: Uint8Array, data: Uint8Array):
 
 /** True when the signature recovers the key of the f1 address whose payload is given. */
 export declare function secp256k1Verify(signature: Uint8Array, data: Uint8Array, addressPayload: Uint8Array): boolean
+
+export interface SectorCommitments {
+  commR: Buffer
+  commD: Buffer
+}
+
+export interface SectorRef {
+  /** The storage root holding `sealed/`, `cache/` and `unsealed/` (lotus-seed's layout). */
+  dir: string
+  /** Registered seal proof, as numbered on chain (5 = StackedDrg2KiBV1_1). */
+  sealProof: number
+  minerId: bigint
+  sectorNumber: bigint
+}

@@ -244,3 +244,26 @@ pub fn bls_verify_batch_async(
         .collect();
     Ok(AsyncTask::new(BlsVerifyBatch { items }))
 }
+
+// ---- drand (unchained, quicknet scheme) -------------------------------------------------------
+
+/// 96-byte G2 public key for an unchained (min-sig) beacon key.
+#[napi]
+pub fn drand_unchained_public_key(private_key: &[u8]) -> Result<Buffer> {
+    ledger_crypto::drand::unchained_public_key(private_key)
+        .map(|k| k.to_vec().into())
+        .map_err(from_crypto)
+}
+
+/// 48-byte G1 signature with the unchained DST.
+#[napi]
+pub fn drand_unchained_sign(private_key: &[u8], message: &[u8]) -> Result<Buffer> {
+    ledger_crypto::drand::unchained_sign(private_key, message)
+        .map(|s| s.to_vec().into())
+        .map_err(from_crypto)
+}
+
+#[napi]
+pub fn drand_unchained_verify(public_key: &[u8], message: &[u8], signature: &[u8]) -> bool {
+    ledger_crypto::drand::unchained_verify(public_key, message, signature)
+}

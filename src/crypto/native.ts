@@ -1,22 +1,13 @@
-/** The addon, loaded once. Only src/crypto and src/proofs may import this module. */
+/** The addon, loaded once. Only src/crypto and src/proofs may import `@ledger-node/native`. */
 import * as native from '@ledger-node/native';
-import { fromNative } from './errors.js';
+import { nativeCaller } from '../utils/native-errors.js';
+import { CRYPTO_ERROR_CODES, CryptoError } from './errors.js';
 
 export { native };
 
-/** Calls into the addon, turning its errors into CryptoErrors. */
-export function call<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw fromNative(error);
-  }
-}
-
-export async function callAsync<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw fromNative(error);
-  }
-}
+/** Calls into the addon, turning its errors into CryptoErrors with the same code. */
+export const { call, callAsync } = nativeCaller({
+  codes: CRYPTO_ERROR_CODES,
+  invalidArgumentCode: 'ERR_INVALID_ARGUMENT',
+  create: (code, message, cause) => new CryptoError(code, message, { cause }),
+});

@@ -6,6 +6,7 @@
 
 pub mod blake2b;
 pub mod bls;
+pub mod drand;
 mod error;
 pub mod secp;
 

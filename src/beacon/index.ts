@@ -1,0 +1,3 @@
+export { type ChainClock, type DrandNetwork, type DrandScheme, maxBeaconRoundForEpoch } from './drand-network.js';
+export { LocalBeacon } from './local-beacon.js';
+export { beaconMessage, verifyBeaconEntry } from './verify-entry.js';
