@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ChainIndex } from './chain-index.js';
 import { withSqlite } from './errors.js';
 import { migrate } from './migrations.js';
+import { MpoolStore } from './mpool-store.js';
 import { SqliteBlockstore } from './sqlite-blockstore.js';
 
 /**
@@ -13,12 +15,18 @@ import { SqliteBlockstore } from './sqlite-blockstore.js';
 export class LedgerDatabase {
   readonly path: string;
   readonly blockstore: SqliteBlockstore;
+  /** The message pool's persistent records (local messages, config, send nonces). */
+  readonly mpool: MpoolStore;
+  /** The chain's index tables: tipsets, the canonical chain, head, tipset states, message inclusions. */
+  readonly chainIndex: ChainIndex;
   readonly #db: Database.Database;
 
   private constructor(path: string, db: Database.Database) {
     this.path = path;
     this.#db = db;
     this.blockstore = new SqliteBlockstore(db);
+    this.mpool = new MpoolStore(db);
+    this.chainIndex = new ChainIndex(db);
   }
 
   /** Opens (creating it and its directory if needed) the database at `path`, or `:memory:`. */

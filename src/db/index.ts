@@ -1,3 +1,11 @@
+export {
+  ChainIndex,
+  type MessageInclusion,
+  type MinedBlockRecord,
+  type TipSetRecord,
+  type TipSetStateRecord,
+} from './chain-index.js';
 export { LedgerDatabase } from './database.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
+export { MpoolStore } from './mpool-store.js';
 export { SqliteBlockstore } from './sqlite-blockstore.js';

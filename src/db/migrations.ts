@@ -18,6 +18,62 @@ export const migrations: readonly Migration[] = [
       data BLOB NOT NULL
     ) WITHOUT ROWID;`,
   },
+  {
+    description: 'mpool: local messages, config, MpoolPushMessage nonces and send UUIDs',
+    sql: `CREATE TABLE mpool_local_messages (
+      cid BLOB PRIMARY KEY NOT NULL,
+      signed_message BLOB NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE mpool_config (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      json TEXT NOT NULL
+    );
+    CREATE TABLE mpool_next_nonces (
+      address BLOB PRIMARY KEY NOT NULL,
+      next_nonce INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE mpool_sent_by_uuid (
+      uuid TEXT PRIMARY KEY NOT NULL,
+      signed_message BLOB NOT NULL
+    ) WITHOUT ROWID;`,
+  },
+  {
+    description: 'chain index: tipsets, canonical chain, head, tipset states, message inclusions, slash filter',
+    sql: `CREATE TABLE chain_meta (
+      name TEXT PRIMARY KEY NOT NULL,
+      value BLOB NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE tipsets (
+      key BLOB PRIMARY KEY NOT NULL,
+      height INTEGER NOT NULL,
+      parents BLOB NOT NULL,
+      weight TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX tipsets_by_height ON tipsets (height);
+    CREATE TABLE canonical_chain (
+      height INTEGER PRIMARY KEY NOT NULL,
+      key BLOB NOT NULL
+    );
+    CREATE TABLE tipset_states (
+      key BLOB PRIMARY KEY NOT NULL,
+      state_root BLOB NOT NULL,
+      receipts_root BLOB NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE message_inclusions (
+      message BLOB PRIMARY KEY NOT NULL,
+      tipset BLOB NOT NULL,
+      height INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX message_inclusions_by_tipset ON message_inclusions (tipset);
+    CREATE TABLE mined_blocks (
+      miner BLOB NOT NULL,
+      height INTEGER NOT NULL,
+      parents BLOB NOT NULL,
+      block BLOB NOT NULL,
+      PRIMARY KEY (miner, height)
+    ) WITHOUT ROWID;
+    CREATE INDEX mined_blocks_by_parents ON mined_blocks (miner, parents);`,
+  },
 ];
 
 /** Brings the schema up to date, one transaction per migration; refuses a newer schema. */

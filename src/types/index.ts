@@ -15,6 +15,7 @@ export * from './address.js';
 export * from './beacon-entry.js';
 export * from './big-int.js';
 export * from './block-header.js';
+export * from './block-msg.js';
 export * from './cbor.js';
 export * from './cbor-fields.js';
 export * from './cbor-node.js';

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseError, LedgerDatabase, SchemaVersionError } from '../../src/db/index.js';
+import { migrations } from '../../src/db/migrations.js';
 import { type Block, Hamt, putCbor, WriteBatch } from '../../src/ipld/index.js';
 import { encodeCbor } from '../../src/types/cbor.js';
 import { cidOfCbor } from '../../src/types/cid.js';
@@ -42,18 +43,18 @@ function closeDb(db: LedgerDatabase): void {
 describe('LedgerDatabase', () => {
   test('creates its directory, uses WAL, and records the schema version', () => {
     const db = openDb();
-    expect(db.schemaVersion).toBe(1);
+    expect(db.schemaVersion).toBe(migrations.length);
     closeDb(db);
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+      expect(raw.pragma('user_version', { simple: true })).toBe(migrations.length);
       expect(raw.prepare("SELECT sql FROM sqlite_schema WHERE name = 'blocks'").pluck().get()).toMatch(/WITHOUT ROWID/);
     } finally {
       raw.close();
     }
     const connection = openDb();
-    expect(connection.schemaVersion).toBe(1);
+    expect(connection.schemaVersion).toBe(migrations.length);
   });
 
   test('refuses a database written by a newer schema', () => {
