@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ChainIndex } from './chain-index.js';
-import { withSqlite } from './errors.js';
+import { DatabaseError, withSqlite } from './errors.js';
 import { migrate } from './migrations.js';
 import { MpoolStore } from './mpool-store.js';
 import { SqliteBlockstore } from './sqlite-blockstore.js';
@@ -57,6 +57,26 @@ export class LedgerDatabase {
    */
   transaction<T>(fn: () => T): T {
     return withSqlite('transaction', this.#db.transaction(fn));
+  }
+
+  /**
+   * Runs async `fn` inside one transaction that spans its awaits (a snapshot import streaming a
+   * file): everything it writes commits together, or is rolled back if it throws. Only for work
+   * that owns the database meanwhile (at startup, before the node serves): any other write made
+   * while it runs joins the same transaction.
+   */
+  async exclusiveTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#db.inTransaction) throw new DatabaseError('an exclusive transaction cannot start inside another one');
+    withSqlite('starting an exclusive transaction', () => this.#db.exec('BEGIN IMMEDIATE'));
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      if (this.#db.inTransaction) withSqlite('rolling back', () => this.#db.exec('ROLLBACK'));
+      throw error;
+    }
+    withSqlite('committing an exclusive transaction', () => this.#db.exec('COMMIT'));
+    return result;
   }
 
   close(): void {

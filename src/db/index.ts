@@ -5,6 +5,7 @@ export {
   type TipSetRecord,
   type TipSetStateRecord,
 } from './chain-index.js';
+export { DiskCidSet } from './cid-set.js';
 export { LedgerDatabase } from './database.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
 export { MpoolStore } from './mpool-store.js';
