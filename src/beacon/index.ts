@@ -1,3 +1,4 @@
+export type { BeaconSource } from './beacon-source.js';
 export { type ChainClock, type DrandNetwork, type DrandScheme, maxBeaconRoundForEpoch } from './drand-network.js';
 export { LocalBeacon } from './local-beacon.js';
 export { beaconMessage, verifyBeaconEntry } from './verify-entry.js';

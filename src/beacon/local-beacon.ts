@@ -9,12 +9,13 @@
  */
 import { blake2b256, bls, drand } from '../crypto/index.js';
 import type { BeaconEntry } from '../types/index.js';
+import type { BeaconSource } from './beacon-source.js';
 import type { DrandNetwork } from './drand-network.js';
 import { beaconMessage } from './verify-entry.js';
 
 const KEY_DOMAIN = new TextEncoder().encode('ledger-node local beacon key v1:');
 
-export class LocalBeacon {
+export class LocalBeacon implements BeaconSource {
   readonly network: DrandNetwork;
   readonly #privateKey: Uint8Array;
 

@@ -1,0 +1,13 @@
+import type { BeaconEntry } from '../types/index.js';
+import type { DrandNetwork } from './drand-network.js';
+
+/**
+ * A node's random beacon: where the entries for the blocks it mines come from, and the network
+ * every entry on chain is verified against. The devnet's is `LocalBeacon`; a drand client would be
+ * another.
+ */
+export interface BeaconSource {
+  readonly network: DrandNetwork;
+  /** The entry of `round`; may wait until the round is published. */
+  entry(round: bigint): BeaconEntry | Promise<BeaconEntry>;
+}

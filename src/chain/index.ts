@@ -1,0 +1,20 @@
+/**
+ * The chain: block headers and messages, tipsets, the heaviest head and its changes, weights, base
+ * fees and the state after each tipset. Validation is `consensus`'s job; this module stores what
+ * consensus accepted and answers questions about it.
+ */
+export { childBaseFee } from './base-fee.js';
+export {
+  type BlockMessages,
+  blockMessageCids,
+  loadBlockMessages,
+  putBlockMessages,
+  putTxMeta,
+  type StoredBlockMessages,
+  txMetaCidOf,
+} from './block-messages.js';
+export { ChainStore, type ChainStoreOptions } from './chain-store.js';
+export { ChainError, ChainErrorCode } from './errors.js';
+export { type HeadChange, type HeadChangeListener, type HeadChangeSource, headChangePath } from './head-change.js';
+export { TipSetStates } from './tipset-states.js';
+export { tipSetWeight } from './weight.js';

@@ -1,0 +1,118 @@
+/**
+ * Lotus `MinerGetBaseInfo` (lotus-api.md §3.13, §4.14): what a miner needs to mine `round` on
+ * `base` — the beacon entries the block will carry and the one before them, the lookback state's
+ * powers and worker key, the challenged winning PoSt sectors and whether the miner may mine. Null
+ * (not an error) when the miner does not exist at the lookback or has no sectors to prove.
+ */
+import {
+  beaconEntriesForBlock,
+  chainClockOf,
+  lookbackForRound,
+  minerWorkerKey,
+  randomnessBase,
+  winningPoStChallenge,
+  winningPoStRandomness,
+} from '../consensus/index.js';
+import type { PoStSector, RegisteredPoStProof } from '../proofs/index.js';
+import { StateTree } from '../state/index.js';
+import {
+  type Address,
+  addressToLotusJson,
+  type BeaconEntry,
+  type BeaconEntryJson,
+  beaconEntryToLotusJson,
+  type CidJson,
+  cidToLotusJson,
+  type JsonInteger,
+  type TipSet,
+  toJsonInteger,
+} from '../types/index.js';
+import { minerEligibleToMine, minerInfo, minerPower, type SectorOnChainInfo } from '../vm/index.js';
+import type { MinerContext } from './context.js';
+
+export interface MiningBaseInfo {
+  /** Quality-adjusted power at the lookback state. */
+  readonly minerPower: bigint;
+  readonly networkPower: bigint;
+  /** The sectors the winning PoSt challenges, with their on-chain records. */
+  readonly sectors: readonly SectorOnChainInfo[];
+  readonly workerKey: Address;
+  readonly sectorSize: bigint;
+  readonly prevBeaconEntry: BeaconEntry;
+  readonly beaconEntries: readonly BeaconEntry[];
+  readonly eligibleForMining: boolean;
+  /** Not in Lotus's JSON: what winning PoSt generation needs. */
+  readonly minerId: bigint;
+  readonly winningPoStProofType: RegisteredPoStProof;
+  readonly postSectors: readonly PoStSector[];
+  readonly winningPoStRandomness: Uint8Array;
+}
+
+export interface MiningBaseInfoJson {
+  MinerPower: string;
+  NetworkPower: string;
+  Sectors: { SealProof: JsonInteger; SectorNumber: JsonInteger; SectorKey: CidJson | null; SealedCID: CidJson }[];
+  WorkerKey: string;
+  SectorSize: JsonInteger;
+  PrevBeaconEntry: BeaconEntryJson;
+  BeaconEntries: BeaconEntryJson[];
+  EligibleForMining: boolean;
+}
+
+export async function getMiningBaseInfo(
+  ctx: MinerContext,
+  miner: Address,
+  round: bigint,
+  base: TipSet,
+): Promise<MiningBaseInfo | null> {
+  const { chain, states, beacon, params } = ctx;
+  const prevBeaconEntry = chain.latestBeaconEntry(base);
+  const beaconEntries = await beaconEntriesForBlock(
+    beacon,
+    chainClockOf(chain, params),
+    round,
+    base.height,
+    prevBeaconEntry,
+  );
+  const rbase = randomnessBase(beaconEntries, prevBeaconEntry);
+  const lookback = await lookbackForRound(chain, states, base, round);
+  const lookbackTree = StateTree.load(chain.blockstore, lookback.stateRoot);
+  if (lookbackTree.lookupId(miner) === undefined) return null;
+  const randomness = winningPoStRandomness(rbase, miner, round);
+  const challenge = await winningPoStChallenge(lookbackTree, miner, randomness);
+  if (challenge.sectors.length === 0) return null;
+  const power = minerPower(lookbackTree, miner, params);
+  const baseTree = StateTree.load(chain.blockstore, base.parentStateRoot);
+  return {
+    minerPower: power?.miner.qualityAdjPower ?? 0n,
+    networkPower: power?.total.qa ?? 0n,
+    sectors: challenge.sectors,
+    workerKey: minerWorkerKey(lookbackTree, miner),
+    sectorSize: minerInfo(lookbackTree, miner).sectorSize,
+    prevBeaconEntry,
+    beaconEntries,
+    eligibleForMining: minerEligibleToMine(lookbackTree, baseTree, base.height, miner, params),
+    minerId: challenge.minerId,
+    winningPoStProofType: challenge.proofType,
+    postSectors: challenge.postSectors,
+    winningPoStRandomness: randomness,
+  };
+}
+
+export function miningBaseInfoToLotusJson(info: MiningBaseInfo): MiningBaseInfoJson {
+  return {
+    MinerPower: info.minerPower.toString(),
+    NetworkPower: info.networkPower.toString(),
+    Sectors: info.sectors.map((sector) => ({
+      SealProof: toJsonInteger(sector.sealProof),
+      SectorNumber: toJsonInteger(sector.sectorNumber),
+      SectorKey: null,
+      SealedCID: cidToLotusJson(sector.sealedCid),
+    })),
+    WorkerKey: addressToLotusJson(info.workerKey),
+    SectorSize: toJsonInteger(info.sectorSize),
+    PrevBeaconEntry: beaconEntryToLotusJson(info.prevBeaconEntry),
+    BeaconEntries: info.beaconEntries.map(beaconEntryToLotusJson),
+    EligibleForMining: info.eligibleForMining,
+  };
+}

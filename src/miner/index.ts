@@ -1,0 +1,15 @@
+/**
+ * Block production (Lotus `miner/` and the MinerGetBaseInfo / MinerCreateBlock API): the mining
+ * base, the election with its winning PoSt, block creation. The mining loop (`mining-loop.ts`)
+ * schedules them; the node wires them to the wallet, which signs.
+ */
+export {
+  getMiningBaseInfo,
+  type MiningBaseInfo,
+  type MiningBaseInfoJson,
+  miningBaseInfoToLotusJson,
+} from './base-info.js';
+export type { MinerContext, SignFunction } from './context.js';
+export { type BlockTemplate, blockTemplateFromLotusJson, createBlock } from './create-block.js';
+export { attemptElection, type ElectionWin } from './election.js';
+export { MinerError, MinerErrorCode } from './errors.js';
