@@ -1,0 +1,702 @@
+/**
+ * The message pool (Lotus `chain/messagepool`; consensus.md §1): admits signed messages against
+ * the current head's state, keeps them per sender by nonce with replace-by-fee, prunes when it
+ * grows past its high-water mark, persists local messages, follows head changes (included
+ * messages leave, reverted ones come back), selects messages for blocks and hands local messages
+ * to whoever publishes them (gossip) on a timer.
+ *
+ * Admission is fast on purpose: stateless checks, then the (batched, cached) signature check, then
+ * every stateful check synchronously against one cached view of the head — no await between the
+ * checks and the insert, so a head change cannot interleave — and local messages are written to
+ * SQLite in one transaction per event-loop turn rather than one per message.
+ */
+
+import type { CID } from 'multiformats/cid';
+import type { Logger } from 'pino';
+import type { MpoolStore } from '../db/mpool-store.js';
+import type { NetworkParams } from '../params/index.js';
+import { actorNameOf, byteKey } from '../state/index.js';
+import {
+  type Actor,
+  type Address,
+  AddressProtocol,
+  decodeSignedMessage,
+  encodeSignedMessage,
+  type Message,
+  SignatureType,
+  type SignedMessage,
+  type TipSet,
+} from '../types/index.js';
+import { LruCache } from '../utils/lru-cache.js';
+import { blsChainMessage } from '../vm/index.js';
+import type { HeadChange, MpoolChain } from './chain.js';
+import {
+  DEFAULT_MPOOL_CONFIG,
+  type MpoolConfig,
+  mpoolConfigFromLotusJson,
+  mpoolConfigToLotusJson,
+  validateMpoolConfig,
+} from './config.js';
+import { MpoolError, MpoolErrorCode } from './errors.js';
+import { MessageSet } from './message-set.js';
+import { inclusionGas, type PendingMessage, pendingMessage } from './pending-message.js';
+import { messagesToPrune } from './pruning.js';
+import { messagesToRepublish, REPUBLISH_BATCH_DELAY_MS, republishIntervalMs } from './republish.js';
+import { type SenderMessages, selectMessages } from './selection.js';
+import { SignatureVerifier } from './signature-verifier.js';
+import { KeyAddressCache, TipSetView } from './tipset-view.js';
+import { blockInclusionProblem } from './validation.js';
+
+/** Lotus MaxMessageSize: the whole SignedMessage CBOR. */
+export const MAX_MESSAGE_SIZE = 64 << 10;
+/** Admission's base-fee sanity bound divides the base fee by this (baseFeeLowerBoundFactorConservative). */
+const ADMISSION_BASE_FEE_FACTOR = 100n;
+/** Pruning and republishing rank as if the base fee fell to a tenth (baseFeeLowerBoundFactor). */
+const BASE_FEE_LOWER_BOUND_FACTOR = 10n;
+/** BLS signatures kept so reverted BLS messages can be re-added (Lotus blsSigCache). */
+const BLS_SIGNATURE_CACHE_SIZE = 40_000;
+
+export interface MessagePoolOptions {
+  readonly chain: MpoolChain;
+  readonly params: NetworkParams;
+  /** Persistence of local messages and the config; none keeps everything in memory. */
+  readonly store?: MpoolStore | undefined;
+  /** Runs the persistence writes of one batch together (the database's transaction). */
+  readonly transaction?: (<T>(fn: () => T) => T) | undefined;
+  readonly logger?: Logger | undefined;
+  /** Shuffles leftover chains in optimal selection; Math.random by default. */
+  readonly random?: (() => number) | undefined;
+  /** Milliseconds; Date.now by default (prune cooldown). */
+  readonly now?: (() => number) | undefined;
+  /** Republish local messages on Lotus's interval (default true; tests turn the timer off). */
+  readonly republishTimer?: boolean | undefined;
+}
+
+/** How a message entered: Lotus Push (local), Add (network, strict), PushUntrusted (gateway). */
+export interface AdmissionKind {
+  readonly local: boolean;
+  readonly untrusted: boolean;
+}
+
+export const LOCAL: AdmissionKind = { local: true, untrusted: false };
+export const NETWORK: AdmissionKind = { local: false, untrusted: false };
+export const UNTRUSTED: AdmissionKind = { local: true, untrusted: true };
+
+export type PublishListener = (message: SignedMessage) => void;
+
+interface SenderEntry {
+  readonly sender: Address;
+  readonly set: MessageSet;
+}
+
+function isValidSender(actor: Actor): boolean {
+  const name = actorNameOf(actor.code);
+  if (name === 'account' || name === 'ethaccount') return true;
+  // An f410 address that has only received funds: its first message makes it an EthAccount.
+  return (
+    name === 'placeholder' &&
+    actor.nonce === 0n &&
+    actor.delegatedAddress !== null &&
+    actor.delegatedAddress.protocol === AddressProtocol.Delegated
+  );
+}
+
+function maxBigInt(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+export class MessagePool {
+  readonly params: NetworkParams;
+  readonly #chain: MpoolChain;
+  readonly #store: MpoolStore | undefined;
+  readonly #transaction: <T>(fn: () => T) => T;
+  readonly #logger: Logger | undefined;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  readonly #verifier = new SignatureVerifier();
+  readonly #keys = new KeyAddressCache();
+  readonly #pending = new Map<string, SenderEntry>();
+  /** Senders that ever pushed a local message: never pruned, republished. */
+  readonly #localSenders = new Set<string>();
+  /** CID keys of pooled local messages. */
+  readonly #localMessages = new Set<string>();
+  readonly #blsSignatures = new LruCache<string, SignedMessage>(BLS_SIGNATURE_CACHE_SIZE);
+  readonly #publishListeners = new Set<PublishListener>();
+  #config: MpoolConfig;
+  #view: TipSetView;
+  #count = 0;
+  #lastPrune = Number.NEGATIVE_INFINITY;
+  #pruneScheduled = false;
+  #persistQueue: Array<{ put: boolean; cid: Uint8Array; bytes?: Uint8Array }> = [];
+  #persistScheduled = false;
+  /** Keys of the messages published last, for the early republish when one is included. */
+  #republished = new Set<string>();
+  #republishTimer: NodeJS.Timeout | undefined;
+  #headChanges: Promise<void> = Promise.resolve();
+  #unsubscribe: (() => void) | undefined;
+  #closed = false;
+
+  private constructor(options: MessagePoolOptions, config: MpoolConfig, view: TipSetView) {
+    this.params = options.params;
+    this.#chain = options.chain;
+    this.#store = options.store;
+    this.#transaction = options.transaction ?? ((fn) => fn());
+    this.#logger = options.logger;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+    this.#config = config;
+    this.#view = view;
+  }
+
+  /** Opens the pool on the chain's head: loads the config, restores local messages, follows the head. */
+  static async open(options: MessagePoolOptions): Promise<MessagePool> {
+    const stored = options.store?.config();
+    let config = DEFAULT_MPOOL_CONFIG;
+    if (stored !== undefined) {
+      try {
+        config = mpoolConfigFromLotusJson(JSON.parse(stored));
+      } catch (error) {
+        options.logger?.warn({ err: error }, 'ignoring the stored mpool config');
+      }
+    }
+    const keys = new KeyAddressCache();
+    const view = await TipSetView.load(options.chain, options.chain.head(), options.params, keys);
+    const pool = new MessagePool(options, config, view);
+    await pool.#restoreLocal();
+    pool.#unsubscribe = options.chain.subscribeHeadChanges((change) => pool.#onHeadChange(change));
+    if (options.republishTimer !== false) {
+      pool.#republishTimer = setInterval(() => pool.republish(), republishIntervalMs(options.params));
+      pool.#republishTimer.unref();
+    }
+    return pool;
+  }
+
+  /** Stops following the chain and writes what is still queued. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe?.();
+    if (this.#republishTimer !== undefined) clearInterval(this.#republishTimer);
+    await this.#headChanges;
+    this.#flushPersistence();
+  }
+
+  // ---- config ----
+
+  get config(): MpoolConfig {
+    return this.#config;
+  }
+
+  setConfig(config: MpoolConfig): void {
+    validateMpoolConfig(config);
+    this.#config = config;
+    this.#store?.saveConfig(
+      JSON.stringify(mpoolConfigToLotusJson(config), (_, v) => (typeof v === 'bigint' ? Number(v) : v)),
+    );
+  }
+
+  // ---- admission ----
+
+  /** Lotus `Push`: a local message (MpoolPush). Returns its chain CID. */
+  push(signed: SignedMessage): Promise<CID> {
+    return this.#admit(signed, LOCAL);
+  }
+
+  /** Lotus `PushUntrusted`: a gateway's message, with the tighter per-sender cap. */
+  pushUntrusted(signed: SignedMessage): Promise<CID> {
+    return this.#admit(signed, UNTRUSTED);
+  }
+
+  /** Lotus `Add`: a message from the network; nonce gaps are limited. */
+  add(signed: SignedMessage): Promise<CID> {
+    return this.#admit(signed, NETWORK);
+  }
+
+  async #admit(signed: SignedMessage, kind: AdmissionKind): Promise<CID> {
+    if (this.#closed) throw new MpoolError(MpoolErrorCode.Closed, 'the message pool is closed');
+    const pending = this.#checkStateless(signed);
+    await this.#verifier.verify(signed);
+    if (signed.signature.type === SignatureType.BLS) this.#blsSignatures.set(pending.key, signed);
+    const publish = this.#addChecked(pending, kind);
+    if (kind.local && publish) this.#publish(signed);
+    return pending.cid;
+  }
+
+  /** Lotus `checkMessage` before the signature: size, syntax, value, minimum fee cap. */
+  #checkStateless(signed: SignedMessage): PendingMessage {
+    const message = signed.message;
+    let pending: PendingMessage;
+    try {
+      pending = pendingMessage(signed);
+    } catch (error) {
+      throw new MpoolError(MpoolErrorCode.InvalidMessage, `message could not be encoded: ${(error as Error).message}`);
+    }
+    const size = signed.signature.type === SignatureType.BLS ? encodeSignedMessage(signed).length : pending.chainLength;
+    if (size > MAX_MESSAGE_SIZE) {
+      throw new MpoolError(
+        MpoolErrorCode.MessageTooBig,
+        `mpool message too large (${size}B): message too big (maximum ${MAX_MESSAGE_SIZE} bytes)`,
+      );
+    }
+    if (message.value > this.params.totalFilecoin) {
+      throw new MpoolError(
+        MpoolErrorCode.ValueTooHigh,
+        `'Value' field cannot be greater than total filecoin supply: cannot send more filecoin than will ever exist (${message.value} attoFIL)`,
+      );
+    }
+    const problem = blockInclusionProblem(message, 0n, this.params);
+    if (problem !== undefined) {
+      throw new MpoolError(MpoolErrorCode.InvalidMessage, `message not valid for block inclusion: ${problem}`);
+    }
+    if (message.gasFeeCap < this.params.minimumBaseFee) {
+      throw new MpoolError(
+        MpoolErrorCode.GasFeeCapTooLow,
+        `gas fee cap too low: GasFeeCap ${message.gasFeeCap} is below the minimum base fee ${this.params.minimumBaseFee}`,
+      );
+    }
+    return pending;
+  }
+
+  /**
+   * Lotus `addTs` against the current view, synchronously. Returns whether the message may be
+   * published now (false when its fee cap is below the base-fee sanity bound).
+   */
+  #addChecked(pending: PendingMessage, kind: AdmissionKind): boolean {
+    const view = this.#view;
+    const message = pending.signed.message;
+    const sender = this.#senderKey(view, message.from);
+    const stateNonce = view.stateNonce(message.from);
+    if (message.nonce < stateNonce) {
+      throw new MpoolError(
+        MpoolErrorCode.NonceTooLow,
+        `minimum expected nonce is ${stateNonce}: message nonce too low (message ${pending.cid} has nonce ${message.nonce})`,
+      );
+    }
+    const actor = view.actorAfter(message.from);
+    if (actor === undefined || !isValidSender(actor)) {
+      throw new MpoolError(
+        MpoolErrorCode.InvalidSender,
+        `sender ${message.from} is not a valid top-level sender (${actor === undefined ? 'no such actor' : `actor type ${actorNameOf(actor.code) ?? actor.code.toString()}`})`,
+      );
+    }
+    const minGas = inclusionGas(pending.chainLength);
+    const problem = blockInclusionProblem(message, minGas, this.params);
+    if (problem !== undefined) {
+      throw new MpoolError(MpoolErrorCode.InvalidMessage, `message will not be included in a block: ${problem}`);
+    }
+    const publishable = message.gasFeeCap >= this.#admissionFeeBound(view);
+    if (!publishable && !kind.local) {
+      throw new MpoolError(
+        MpoolErrorCode.SoftValidation,
+        `GasFeeCap doesn't meet base fee lower bound for inclusion in the next 20 blocks (GasFeeCap: ${message.gasFeeCap}, baseFeeLowerBound: ${this.#admissionFeeBound(view)}): validation failure`,
+      );
+    }
+
+    let entry = this.#pending.get(sender.key);
+    const required = pending.requiredFunds;
+    if (actor.balance < required) {
+      throw new MpoolError(
+        MpoolErrorCode.NotEnoughFunds,
+        `not enough funds (required: ${required}, balance: ${actor.balance}): not enough funds`,
+      );
+    }
+    const withPending = required + (entry?.set.requiredFundsExcept(message.nonce) ?? 0n);
+    if (actor.balance < withPending) {
+      throw new MpoolError(
+        MpoolErrorCode.SoftValidation,
+        `not enough funds including pending messages (required: ${withPending}, balance: ${actor.balance}): validation failure`,
+      );
+    }
+
+    if (entry === undefined) {
+      entry = { sender: sender.address, set: new MessageSet(stateNonce) };
+      this.#pending.set(sender.key, entry);
+    }
+    let replaced: PendingMessage | undefined;
+    try {
+      replaced = entry.set.add(pending, { strict: !kind.local, untrusted: kind.untrusted });
+    } catch (error) {
+      if (entry.set.messages.size === 0) this.#pending.delete(sender.key);
+      throw error;
+    }
+    if (replaced === undefined) this.#count++;
+    else this.#forgetLocal(replaced);
+    if (kind.local) {
+      this.#localSenders.add(sender.key);
+      this.#localMessages.add(pending.key);
+      this.#persist(true, pending);
+    }
+    this.#maybePrune();
+    return publishable;
+  }
+
+  #senderKey(view: TipSetView, from: Address): { address: Address; key: string } {
+    let address: Address;
+    try {
+      address = view.resolveToKey(from);
+    } catch (error) {
+      throw new MpoolError(
+        MpoolErrorCode.InvalidSender,
+        `failed to resolve the sender ${from} to a key address: ${(error as Error).message}`,
+      );
+    }
+    return { address, key: byteKey(address.bytes) };
+  }
+
+  #admissionFeeBound(view: TipSetView): bigint {
+    return maxBigInt(view.tipSet.parentBaseFee / ADMISSION_BASE_FEE_FACTOR, this.params.minimumBaseFee);
+  }
+
+  #baseFeeLowerBound(baseFee: bigint): bigint {
+    return maxBigInt(baseFee / BASE_FEE_LOWER_BOUND_FACTOR, this.params.minimumBaseFee);
+  }
+
+  // ---- queries ----
+
+  /** The number of pooled messages. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** The tipset the pool judges messages against (Lotus curTs). */
+  get head(): TipSet {
+    return this.#view.tipSet;
+  }
+
+  /** The base fee the next block will pay (per the pool's head). */
+  get nextBaseFee(): bigint {
+    return this.#view.nextBaseFee;
+  }
+
+  /** Every pooled message, by sender then nonce (Lotus `Pending`). */
+  pending(): SignedMessage[] {
+    const out: SignedMessage[] = [];
+    for (const { set } of this.#pending.values()) for (const message of set.sorted()) out.push(message.signed);
+    return out;
+  }
+
+  /** Pooled local messages. */
+  pendingLocal(): SignedMessage[] {
+    return this.pending().filter((signed) => this.#localMessages.has(pendingMessage(signed).key));
+  }
+
+  /** A sender's pooled messages in nonce order (Lotus `PendingFor`). */
+  pendingFor(address: Address): SignedMessage[] {
+    let key: string;
+    try {
+      key = byteKey(this.#view.resolveToKey(address).bytes);
+    } catch {
+      return [];
+    }
+    return (
+      this.#pending
+        .get(key)
+        ?.set.sorted()
+        .map((message) => message.signed) ?? []
+    );
+  }
+
+  /** Lotus `GetNonce`: max(state nonce, next nonce after the sender's pooled run). */
+  getNonce(address: Address): bigint {
+    const view = this.#view;
+    const { key } = this.#senderKey(view, address);
+    const stateNonce = view.stateNonce(address);
+    const entry = this.#pending.get(key);
+    return entry === undefined ? stateNonce : maxBigInt(stateNonce, entry.set.nextNonce);
+  }
+
+  /** The sender actor after the pool's head, or undefined. */
+  actorAfterHead(address: Address): Actor | undefined {
+    return this.#view.actorAfter(address);
+  }
+
+  /** Calls `listener` with each local message to publish (gossip); returns the unsubscribe function. */
+  onPublish(listener: PublishListener): () => void {
+    this.#publishListeners.add(listener);
+    return () => this.#publishListeners.delete(listener);
+  }
+
+  // ---- selection ----
+
+  /** BlockMessageSource for the mining loop. */
+  async selectMessages(base: TipSet, ticketQuality: number): Promise<SignedMessage[]> {
+    await this.#headChanges;
+    if (this.#count > this.#config.sizeLimitHigh) this.prune();
+    const view = base.key.equals(this.#view.tipSet.key)
+      ? this.#view
+      : await TipSetView.load(this.#chain, base, this.params, this.#keys);
+    const priority: string[] = [];
+    for (const address of this.#config.priorityAddrs) {
+      try {
+        priority.push(byteKey(view.resolveToKey(address).bytes));
+      } catch {
+        // A priority address without an actor has nothing to select.
+      }
+    }
+    return (
+      selectMessages({
+        pending: this.#snapshot(),
+        actorOf: (sender) => view.actorAfter(sender),
+        baseFee: view.nextBaseFee,
+        params: this.params,
+        priority,
+        ticketQuality,
+        random: this.#random,
+      }) ?? []
+    );
+  }
+
+  #snapshot(filter?: (key: string) => boolean): Map<string, SenderMessages> {
+    const snapshot = new Map<string, SenderMessages>();
+    for (const [key, { sender, set }] of this.#pending) {
+      if (filter !== undefined && !filter(key)) continue;
+      snapshot.set(key, { sender, messages: [...set.messages.values()] });
+    }
+    return snapshot;
+  }
+
+  // ---- pruning ----
+
+  #maybePrune(): void {
+    if (this.#count <= this.#config.sizeLimitHigh || this.#pruneScheduled) return;
+    const cooldownMs = Number(this.#config.pruneCooldownNs / 1_000_000n);
+    if (this.#now() - this.#lastPrune < cooldownMs) return;
+    this.#pruneScheduled = true;
+    // Off the admission path: a burst of pushes pays for one prune, not one each.
+    setImmediate(() => {
+      this.#pruneScheduled = false;
+      if (!this.#closed) this.prune();
+    });
+  }
+
+  /** Prunes down to the low-water mark now (Lotus `pruneMessages`); returns how many went. */
+  prune(): number {
+    this.#lastPrune = this.#now();
+    if (this.#count <= this.#config.sizeLimitHigh) return 0;
+    const protectedSenders = new Set(this.#localSenders);
+    for (const address of this.#config.priorityAddrs) {
+      try {
+        protectedSenders.add(byteKey(this.#view.resolveToKey(address).bytes));
+      } catch {
+        // Unknown priority address: nothing of it is pooled.
+      }
+    }
+    const view = this.#view;
+    const doomed = messagesToPrune({
+      pending: this.#snapshot(),
+      protectedSenders,
+      actorOf: (sender) => view.actorAfter(sender),
+      baseFeeLowerBound: this.#baseFeeLowerBound(view.nextBaseFee),
+      params: this.params,
+      sizeLimitLow: this.#config.sizeLimitLow,
+    });
+    for (const message of doomed) this.#remove(message.signed.message.from, message.signed.message.nonce, false);
+    this.#logger?.debug({ pruned: doomed.length, left: this.#count }, 'mpool pruned');
+    return doomed.length;
+  }
+
+  /** Removes the sender's message at `nonce`; `applied`: included in a tipset. */
+  #remove(from: Address, nonce: bigint, applied: boolean): void {
+    let key: string;
+    try {
+      key = byteKey(this.#view.resolveToKey(from).bytes);
+    } catch {
+      return;
+    }
+    const entry = this.#pending.get(key);
+    if (entry === undefined) return;
+    const removed = entry.set.remove(nonce, applied);
+    if (removed !== undefined) {
+      this.#count--;
+      this.#forgetLocal(removed);
+    }
+    if (entry.set.messages.size === 0) this.#pending.delete(key);
+  }
+
+  #forgetLocal(message: PendingMessage): void {
+    if (this.#localMessages.delete(message.key)) this.#persist(false, message);
+  }
+
+  // ---- persistence ----
+
+  #persist(put: boolean, message: PendingMessage): void {
+    if (this.#store === undefined) return;
+    this.#persistQueue.push(
+      put
+        ? { put, cid: message.cid.bytes, bytes: encodeSignedMessage(message.signed) }
+        : { put, cid: message.cid.bytes },
+    );
+    if (!this.#persistScheduled) {
+      this.#persistScheduled = true;
+      setImmediate(() => this.#flushPersistence());
+    }
+  }
+
+  #flushPersistence(): void {
+    this.#persistScheduled = false;
+    const store = this.#store;
+    const queue = this.#persistQueue;
+    this.#persistQueue = [];
+    if (store === undefined || queue.length === 0) return;
+    try {
+      this.#transaction(() => {
+        for (const { put, cid, bytes } of queue) {
+          if (put) store.putLocalMessage(cid, bytes as Uint8Array);
+          else store.deleteLocalMessage(cid);
+        }
+      });
+    } catch (error) {
+      this.#logger?.error({ err: error }, 'failed to persist local mpool messages');
+    }
+  }
+
+  /** Lotus `loadLocal`: re-admits every stored local message; those already mined are dropped. */
+  async #restoreLocal(): Promise<void> {
+    const store = this.#store;
+    if (store === undefined) return;
+    const stored = store.localMessages();
+    for (const bytes of stored) {
+      let signed: SignedMessage;
+      try {
+        signed = decodeSignedMessage(bytes);
+      } catch (error) {
+        this.#logger?.warn({ err: error }, 'dropping an undecodable stored local message');
+        continue;
+      }
+      try {
+        await this.#admit(signed, LOCAL);
+      } catch (error) {
+        const code = (error as MpoolError).code;
+        if (code === MpoolErrorCode.NonceTooLow) {
+          store.deleteLocalMessage(pendingMessage(signed).cid.bytes);
+        } else if (code !== MpoolErrorCode.ExistingNonce) {
+          this.#logger?.warn({ err: error }, 'could not restore a local message');
+        }
+      }
+    }
+    this.#flushPersistence();
+    if (stored.length > 0)
+      this.#logger?.info({ stored: stored.length, pending: this.#count }, 'local messages restored');
+  }
+
+  // ---- head changes ----
+
+  #onHeadChange(change: HeadChange): Promise<void> {
+    const run = this.#headChanges.then(() => this.#applyHeadChange(change));
+    this.#headChanges = run.catch((error) => {
+      this.#logger?.error({ err: error }, 'mpool head change failed');
+    });
+    return this.#headChanges;
+  }
+
+  async #applyHeadChange(change: HeadChange): Promise<void> {
+    if (this.#closed) return;
+    const newHead = change.apply.at(-1) ?? this.#chain.loadTipSet((change.revert.at(-1) as TipSet).parents);
+    const view = await TipSetView.load(this.#chain, newHead, this.params, this.#keys);
+
+    // Reverted messages are candidates to come back, unless an applied tipset includes them too.
+    const candidates = new Map<string, SignedMessage>();
+    for (const tipSet of change.revert) {
+      for (const block of tipSet.blocks) {
+        const { blsMessages, secpMessages } = this.#chain.messagesForBlock(block);
+        for (const signed of secpMessages) candidates.set(pendingMessage(signed).key, signed);
+        for (const message of blsMessages) {
+          const key = byteKey(blsChainMessage(message).cid.bytes);
+          const signed = this.#blsSignatures.get(key);
+          if (signed !== undefined) candidates.set(key, signed);
+        }
+      }
+    }
+    this.#view = view;
+    let republishNow = false;
+    for (const tipSet of change.apply) {
+      for (const block of tipSet.blocks) {
+        const { blsMessages, secpMessages } = this.#chain.messagesForBlock(block);
+        const messages: Message[] = [...blsMessages, ...secpMessages.map((signed) => signed.message)];
+        for (const signed of secpMessages) {
+          const key = pendingMessage(signed).key;
+          candidates.delete(key);
+          if (this.#republished.has(key)) republishNow = true;
+        }
+        for (const message of blsMessages) {
+          const key = byteKey(blsChainMessage(message).cid.bytes);
+          candidates.delete(key);
+          if (this.#republished.has(key)) republishNow = true;
+        }
+        for (const message of messages) this.#remove(message.from, message.nonce, true);
+      }
+    }
+    for (const signed of candidates.values()) this.#addSkipChecks(signed);
+    if (republishNow) this.republish();
+  }
+
+  /** Lotus `addSkipChecks`: a reverted message goes back without validation. */
+  #addSkipChecks(signed: SignedMessage): void {
+    const pending = pendingMessage(signed);
+    let sender: { address: Address; key: string };
+    try {
+      sender = this.#senderKey(this.#view, signed.message.from);
+    } catch {
+      return;
+    }
+    let entry = this.#pending.get(sender.key);
+    if (entry === undefined) {
+      let stateNonce: bigint;
+      try {
+        stateNonce = this.#view.stateNonce(signed.message.from);
+      } catch {
+        return;
+      }
+      entry = { sender: sender.address, set: new MessageSet(stateNonce) };
+      this.#pending.set(sender.key, entry);
+    }
+    try {
+      const replaced = entry.set.add(pending, { strict: false, untrusted: false });
+      if (replaced === undefined) this.#count++;
+    } catch (error) {
+      this.#logger?.debug({ err: error, cid: pending.cid.toString() }, 'a reverted message was not re-added');
+      if (entry.set.messages.size === 0) this.#pending.delete(sender.key);
+      return;
+    }
+    if (this.#localSenders.has(sender.key)) {
+      this.#localMessages.add(pending.key);
+      this.#persist(true, pending);
+    }
+  }
+
+  // ---- publishing ----
+
+  #publish(signed: SignedMessage): void {
+    for (const listener of this.#publishListeners) {
+      try {
+        listener(signed);
+      } catch (error) {
+        this.#logger?.warn({ err: error }, 'a publish listener failed');
+      }
+    }
+  }
+
+  /**
+   * Lotus `republishPendingMessages`: publishes the best local messages again, 100 ms apart.
+   * Returns the messages chosen.
+   */
+  republish(): SignedMessage[] {
+    if (this.#closed || this.#publishListeners.size === 0) return [];
+    const view = this.#view;
+    const selected = messagesToRepublish({
+      pending: this.#snapshot((key) => this.#localSenders.has(key)).values(),
+      actorOf: (sender) => view.actorAfter(sender),
+      baseFee: view.nextBaseFee,
+      baseFeeLowerBound: this.#baseFeeLowerBound(view.nextBaseFee),
+      params: this.params,
+    });
+    this.#republished = new Set(selected.map((signed) => pendingMessage(signed).key));
+    selected.forEach((signed, index) => {
+      const timer = setTimeout(() => {
+        if (!this.#closed) this.#publish(signed);
+      }, index * REPUBLISH_BATCH_DELAY_MS);
+      timer.unref();
+    });
+    return selected;
+  }
+}
