@@ -9,9 +9,14 @@ import type { CID } from 'multiformats/cid';
 import {
   type BlockHeader,
   type BlockHeaderJson,
+  blockHeaderFromCborNode,
   blockHeaderFromLotusJson,
+  blockHeaderToCborNode,
   blockHeaderToLotusJson,
 } from './block-header.js';
+import { encodeCbor } from './cbor.js';
+import { readArray, readCid, readTuple } from './cbor-fields.js';
+import { type CborNode, decodeChainCbor } from './cbor-node.js';
 import { type CidJson, cidToLotusJson, jsonField, readJsonArray, readJsonCid, readJsonObject } from './json.js';
 import type { Message } from './message.js';
 import type { SignedMessage } from './signed-message.js';
@@ -55,5 +60,24 @@ export function blockMsgFromLotusJson(json: unknown, path = 'BlockMsg'): BlockMs
     header: blockHeaderFromLotusJson(jsonField(object, 'Header'), `${path}.Header`),
     blsMessages: readJsonArray(jsonField(object, 'BlsMessages'), `${path}.BlsMessages`, readJsonCid),
     secpkMessages: readJsonArray(jsonField(object, 'SecpkMessages'), `${path}.SecpkMessages`, readJsonCid),
+  };
+}
+
+/** CBOR tuple `[Header, BlsMessages [CID], SecpkMessages [CID]]`: the `/fil/blocks/<network>` gossip payload. */
+export function blockMsgToCborNode(block: BlockMsg): CborNode[] {
+  return [blockHeaderToCborNode(block.header), [...block.blsMessages], [...block.secpkMessages]];
+}
+
+export function encodeBlockMsg(block: BlockMsg): Uint8Array {
+  return encodeCbor(blockMsgToCborNode(block));
+}
+
+/** Decodes strictly: trailing bytes and non-canonical CBOR are refused, as Lotus refuses them. */
+export function decodeBlockMsg(bytes: Uint8Array, path = 'BlockMsg'): BlockMsg {
+  const [header, bls, secpk] = readTuple(decodeChainCbor(bytes, path), path, 3);
+  return {
+    header: blockHeaderFromCborNode(header, `${path}.Header`),
+    blsMessages: readArray(bls, `${path}.BlsMessages`, readCid),
+    secpkMessages: readArray(secpk, `${path}.SecpkMessages`, readCid),
   };
 }

@@ -1,0 +1,14 @@
+/** Filecoin's gossip topic names (consensus.md §5.3); `networkName` is the init actor's. */
+export function blocksTopic(networkName: string): string {
+  return `/fil/blocks/${networkName}`;
+}
+
+export function messagesTopic(networkName: string): string {
+  return `/fil/msgs/${networkName}`;
+}
+
+/** Blocks larger than this are ignored locally (Lotus: 1 MiB − 32 KiB). */
+export const MAX_BLOCK_GOSSIP_BYTES = (1 << 20) - (32 << 10);
+
+/** What a gossip validator decides (gossipsub's Accept / Ignore / Reject). */
+export type GossipVerdict = 'accept' | 'ignore' | 'reject';
