@@ -1,0 +1,122 @@
+/**
+ * Re-executing the chain with traces (Lotus `StateManager.Replay` and `ComputeState`; lotus-api.md
+ * §4.11–4.12): StateReplay runs the tipset that included a message on that tipset's
+ * ParentStateRoot and returns the message's InvocResult (receipt, GasCost, execution trace);
+ * StateCompute runs a whole tipset — null-round cron, every block's messages and reward, cron —
+ * and then the caller's messages as if at `height`, and returns the resulting state root with an
+ * InvocResult for every message run, implicit ones included.
+ *
+ * Runs write into a throw-away batch over the chain's blockstore: nothing they produce is kept,
+ * and the recorded tipset states are never touched.
+ */
+import type { CID } from 'multiformats/cid';
+import { WriteBatch } from '../ipld/index.js';
+import { StateTree } from '../state/index.js';
+import type { Message, TipSet } from '../types/index.js';
+import {
+  applyTipset,
+  blsChainMessage,
+  type ComputeStateOutput,
+  circulatingSupply,
+  ExitCode,
+  type InvocResult,
+  makeMsgGasCost,
+  type TipsetApplication,
+  type TipsetInput,
+  Vm,
+} from '../vm/index.js';
+import type { ChainStore } from './chain-store.js';
+import { ChainError, ChainErrorCode } from './errors.js';
+
+/** What TipSetStates executes for `tipSet`, as the executor's input. */
+export function tipSetExecutionInput(chain: ChainStore, tipSet: TipSet): TipsetInput {
+  const parent = chain.loadTipSet(tipSet.parents);
+  return {
+    epoch: tipSet.height,
+    parentEpoch: parent.height,
+    baseFee: tipSet.parentBaseFee,
+    timestamp: tipSet.timestamp,
+    genesisTimestamp: chain.genesis.timestamp,
+    blocks: tipSet.blocks.map((header) => {
+      const { blsMessages, secpMessages } = chain.blockMessages(header);
+      return { miner: header.miner, winCount: header.electionProof?.winCount ?? 0n, blsMessages, secpMessages };
+    }),
+  };
+}
+
+/** Executes `tipSet` with traces into `store`, without touching the chain's recorded states. */
+function executeTraced(chain: ChainStore, store: WriteBatch, tipSet: TipSet): Promise<TipsetApplication> {
+  if (tipSet.height === 0n) {
+    throw new ChainError(ChainErrorCode.InvalidHeight, 'the genesis tipset executes no messages');
+  }
+  return applyTipset(store, tipSet.parentStateRoot, tipSetExecutionInput(chain, tipSet), {
+    networkParams: chain.params,
+    trace: true,
+  });
+}
+
+/**
+ * Lotus `StateManager.Replay`: the InvocResult of message `cid` (its chain CID: the signed
+ * message's for secp256k1) as `tipSet` — the tipset that included it — executed it.
+ */
+export async function replayMessage(chain: ChainStore, tipSet: TipSet, cid: CID): Promise<InvocResult> {
+  const applied = await executeTraced(chain, new WriteBatch(chain.blockstore), tipSet);
+  // Implicit messages (reward, cron) have no gas cost message; only explicit ones can be asked for.
+  const result = applied.invocResults.find((r) => r.gasCost.message !== null && r.msgCid.equals(cid));
+  if (result === undefined) throw new ChainError(ChainErrorCode.NotFound, 'given message not found in tipset');
+  return result;
+}
+
+/**
+ * Lotus `ComputeState`: executes `tipSet` on its parent state, then `messages` (unsigned, no
+ * signature checks, nonces and gas as given) at epoch `height` on the result.
+ */
+export async function computeState(
+  chain: ChainStore,
+  tipSet: TipSet,
+  height: bigint,
+  messages: readonly Message[],
+): Promise<ComputeStateOutput> {
+  if (height < tipSet.height) {
+    throw new ChainError(
+      ChainErrorCode.InvalidHeight,
+      `cannot compute the state at height ${height}: below the tipset's height ${tipSet.height}`,
+    );
+  }
+  const store = new WriteBatch(chain.blockstore);
+  let root: CID;
+  const trace: InvocResult[] = [];
+  if (tipSet.height === 0n) {
+    root = tipSet.parentStateRoot;
+  } else {
+    const applied = await executeTraced(chain, store, tipSet);
+    root = applied.stateRoot;
+    trace.push(...applied.invocResults);
+  }
+  if (messages.length === 0) return { root, trace };
+
+  const tree = StateTree.load(store, root);
+  const vm = new Vm(tree, {
+    networkParams: chain.params,
+    epoch: height,
+    timestamp: tipSet.timestamp + (height - tipSet.height) * chain.params.blockDelaySecs,
+    baseFee: tipSet.parentBaseFee,
+    circulatingSupply: circulatingSupply(tree, chain.params),
+    tracing: true,
+  });
+  for (const message of messages) {
+    const chainMessage = blsChainMessage(message);
+    const application = vm.applyMessage(chainMessage);
+    if (application.trace === null) throw new Error('a tracing VM returned no trace');
+    trace.push({
+      msgCid: chainMessage.cid,
+      msg: message,
+      msgRct: application.receipt,
+      gasCost: makeMsgGasCost(chainMessage.cid, application.receipt.gasUsed, application.gasOutputs),
+      executionTrace: application.trace,
+      error: application.receipt.exitCode === BigInt(ExitCode.Ok) ? '' : application.error,
+      duration: application.duration,
+    });
+  }
+  return { root: vm.flush(), trace };
+}
