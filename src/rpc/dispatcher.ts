@@ -85,7 +85,7 @@ export class Dispatcher {
   }
 
   /** Answers a request body; `undefined` when nothing is to be sent back (only notifications). */
-  async handle(body: string, permissions: readonly string[]): Promise<string | undefined> {
+  async handle(body: string, permissions: readonly string[], signal?: AbortSignal): Promise<string | undefined> {
     if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
     let parsed: unknown;
     try {
@@ -94,19 +94,23 @@ export class Dispatcher {
       return this.#serialize(errorResponse(null, error as JsonRpcError));
     }
     if (!Array.isArray(parsed)) {
-      const response = await this.#handleOne(parsed, permissions);
+      const response = await this.#handleOne(parsed, permissions, signal);
       return response === undefined ? undefined : this.#serialize(response);
     }
     if (parsed.length === 0) return this.#serialize(errorResponse(null, invalidRequest('empty batch')));
     const responses: Response[] = [];
     for (const request of parsed) {
-      const response = await this.#handleOne(request, permissions);
+      const response = await this.#handleOne(request, permissions, signal);
       if (response !== undefined) responses.push(response);
     }
     return responses.length === 0 ? undefined : this.#serialize(responses);
   }
 
-  async #handleOne(request: unknown, permissions: readonly string[]): Promise<Response | undefined> {
+  async #handleOne(
+    request: unknown,
+    permissions: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<Response | undefined> {
     if (!isPlainObject(request)) return errorResponse(null, invalidRequest('expected a request object'));
     // A request without an id member is a notification: nothing is answered, not even an error —
     // unless it is no valid request at all, which JSON-RPC answers with id null.
@@ -120,14 +124,18 @@ export class Dispatcher {
       return isNotification && !invalid ? undefined : errorResponse(id, error as JsonRpcError);
     }
     try {
-      const result = await this.#call(envelope, permissions);
+      const result = await this.#call(envelope, permissions, signal);
       return isNotification ? undefined : { id, jsonrpc: '2.0', result };
     } catch (error) {
       return isNotification ? undefined : errorResponse(id, this.#toJsonRpcError(error, envelope.method));
     }
   }
 
-  async #call({ method: name, params }: Envelope, permissions: readonly string[]): Promise<unknown> {
+  async #call(
+    { method: name, params }: Envelope,
+    permissions: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
     const method = this.#byName.get(name);
     if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
     if (!permissions.includes(method.permission)) throw permissionDenied(method.name, method.permission);
@@ -149,7 +157,7 @@ export class Dispatcher {
         });
       }
     });
-    const call: CallInfo = { apiVersion: this.#apiVersion, permissions, methods: this.#methods };
+    const call: CallInfo = { apiVersion: this.#apiVersion, permissions, methods: this.#methods, signal };
     return method.invoke(decoded, this.#context, call);
   }
 

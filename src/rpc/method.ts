@@ -71,6 +71,8 @@ export interface CallInfo {
   readonly permissions: readonly string[];
   /** The methods served on this API version: what `Discover` describes. */
   readonly methods: readonly RpcMethod[];
+  /** Aborted when the caller goes away or the server stops: long waits (StateWaitMsg) end then. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface MethodDeclaration<P extends readonly unknown[], R> {

@@ -31,7 +31,9 @@ export function buildOpenRpcDocument(methods: readonly RpcMethod[], apiVersion: 
       version: API_SEMVER[apiVersion].join('.'),
       description: `Lotus-compatible JSON-RPC 2.0 over HTTP POST at /rpc/v${apiVersion}. Every ${primary}.X method also answers as ${alias}.X.`,
     },
-    methods: [...methods]
+    // Only what this path serves: some methods have a v0 and a v1 form, or exist on one path only.
+    methods: methods
+      .filter((method) => method.apiVersions.includes(apiVersion))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((method) => ({
         name: `${primary}.${method.name}`,

@@ -44,7 +44,8 @@ export class RpcServer {
   }
 
   static async start(options: RpcServerOptions): Promise<RpcServer> {
-    const app = buildApp(options);
+    const stopping = new AbortController();
+    const app = buildApp(options, stopping.signal);
     try {
       await app.listen({ host: options.host, port: options.port });
     } catch (error) {
@@ -55,7 +56,11 @@ export class RpcServer {
       });
     }
     const { port } = app.server.address() as AddressInfo;
-    return new RpcServer(() => app.close(), port);
+    return new RpcServer(() => {
+      // Requests that wait for the chain (StateWaitMsg) end now instead of holding the close up.
+      stopping.abort(new Error('the node is stopping'));
+      return app.close();
+    }, port);
   }
 
   /** Stops accepting connections and waits for the requests in flight. */
@@ -64,7 +69,7 @@ export class RpcServer {
   }
 }
 
-function buildApp(options: RpcServerOptions) {
+function buildApp(options: RpcServerOptions, stopping: AbortSignal) {
   const logger = options.logger.child({ module: 'rpc' });
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   // No log line per request: at thousands of calls a second it would cost more than the calls.
@@ -133,7 +138,17 @@ function buildApp(options: RpcServerOptions) {
     });
     app.post(`/rpc/v${apiVersion}`, async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
-      const response = await dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS);
+      // Aborted when the server stops or the client hangs up before its answer.
+      const call = new AbortController();
+      const abort = () => call.abort(new Error('the client went away'));
+      reply.raw.once('close', abort);
+      const signal = AbortSignal.any([stopping, call.signal]);
+      let response: string | undefined;
+      try {
+        response = await dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signal);
+      } finally {
+        reply.raw.off('close', abort);
+      }
       if (response === undefined) return reply.code(204).send();
       return reply.code(200).type('application/json').send(`${response}\n`);
     });

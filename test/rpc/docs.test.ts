@@ -32,7 +32,12 @@ describe('rpc.discover', () => {
   test('describes every method: positional params with schemas, result and permission', () => {
     const document = buildOpenRpcDocument(allMethods, 1);
     expect(document.openrpc).toBe('1.2.6');
-    expect(document.methods.map((m) => m.name).sort()).toEqual(allMethods.map((m) => `Ledger.${m.name}`).sort());
+    expect(document.methods.map((m) => m.name).sort()).toEqual(
+      allMethods
+        .filter((m) => m.apiVersions.includes(1))
+        .map((m) => `Ledger.${m.name}`)
+        .sort(),
+    );
     const sign = document.methods.find((m) => m.name === 'Ledger.WalletSign');
     expect(sign).toMatchObject({
       paramStructure: 'by-position',
