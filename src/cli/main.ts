@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { LedgerError } from '../utils/errors.js';
 import { authCommand } from './commands/auth.js';
+import { chainCommand } from './commands/chain.js';
 import { daemonCommand } from './commands/daemon.js';
+import { devnetCommand } from './commands/devnet.js';
 import { proofsCommand } from './commands/proofs.js';
 import { versionCommand } from './commands/version.js';
 import { walletCommand } from './commands/wallet.js';
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
     .option('--repo <path>', 'the node repo directory (default: $LEDGER_PATH, else ~/.ledger)')
     .showHelpAfterError()
     .addCommand(daemonCommand())
+    .addCommand(devnetCommand())
+    .addCommand(chainCommand())
     .addCommand(walletCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())

@@ -131,6 +131,8 @@ export class BlockValidator {
     const lookback = lookbackForRound(this.#chain, this.#states, parent, header.height).then((l) => ({
       ...l,
       tree: StateTree.load(this.#chain.blockstore, l.stateRoot),
+      // Lotus checks the minimum power in the lookback tipset's parent state.
+      eligibilityTree: StateTree.load(this.#chain.blockstore, l.tipSet.parentStateRoot),
     }));
     const worker = lookback.then((l) => minerWorkerKey(l.tree, header.miner));
     const parentState = this.#states.stateOf(parent);
@@ -146,7 +148,7 @@ export class BlockValidator {
       [BlockErrorCode.WrongParentWeight, () => this.#weightCheck(header, parent)],
       [
         BlockErrorCode.BadElectionProof,
-        async () => this.#winnerCheck(header, parent, baseTree, (await lookback).tree, await worker, await rbase),
+        async () => this.#winnerCheck(header, parent, baseTree, await lookback, await worker, await rbase),
       ],
       [BlockErrorCode.BadBlockSignature, async () => this.#signatureCheck(header, await worker)],
       [
@@ -255,16 +257,17 @@ export class BlockValidator {
     header: BlockHeader,
     parent: TipSet,
     baseTree: StateTree,
-    lookbackTree: StateTree,
+    lookback: { tree: StateTree; eligibilityTree: StateTree },
     worker: Address,
     rbase: BeaconEntry,
   ): void {
+    const lookbackTree = lookback.tree;
     const fail = (reason: string): never => {
       throw new BlockCheckError(BlockErrorCode.BadElectionProof, reason);
     };
     const proof = header.electionProof as NonNullable<BlockHeader['electionProof']>;
     if (proof.winCount < 1n) fail(`block is not claiming to be a winner (WinCount ${proof.winCount})`);
-    if (!minerEligibleToMine(lookbackTree, baseTree, parent.height, header.miner, this.#params)) {
+    if (!minerEligibleToMine(lookback.eligibilityTree, baseTree, parent.height, header.miner, this.#params)) {
       throw new BlockCheckError(BlockErrorCode.BadMiner, `miner ${header.miner} is not eligible to mine`);
     }
     const input = electionVrfInput(rbase, header.miner, header.height);

@@ -77,7 +77,8 @@ export async function getMiningBaseInfo(
   const rbase = randomnessBase(beaconEntries, prevBeaconEntry);
   const lookback = await lookbackForRound(chain, states, base, round);
   const lookbackTree = StateTree.load(chain.blockstore, lookback.stateRoot);
-  if (lookbackTree.lookupId(miner) === undefined) return null;
+  const id = lookbackTree.lookupId(miner);
+  if (id === undefined || lookbackTree.getActor(id) === undefined) return null;
   const randomness = winningPoStRandomness(rbase, miner, round);
   const challenge = await winningPoStChallenge(lookbackTree, miner, randomness);
   if (challenge.sectors.length === 0) return null;
@@ -91,7 +92,14 @@ export async function getMiningBaseInfo(
     sectorSize: minerInfo(lookbackTree, miner).sectorSize,
     prevBeaconEntry,
     beaconEntries,
-    eligibleForMining: minerEligibleToMine(lookbackTree, baseTree, base.height, miner, params),
+    // Lotus checks the minimum power in the lookback tipset's parent state.
+    eligibleForMining: minerEligibleToMine(
+      StateTree.load(chain.blockstore, lookback.tipSet.parentStateRoot),
+      baseTree,
+      base.height,
+      miner,
+      params,
+    ),
     minerId: challenge.minerId,
     winningPoStProofType: challenge.proofType,
     postSectors: challenge.postSectors,

@@ -18,8 +18,12 @@ import {
 } from '../rpc/index.js';
 import { setDefaultNetwork } from '../types/index.js';
 import { Keystore, Wallet } from '../wallet/index.js';
+import { type ChainServices, openDevnetChain } from './chain-services.js';
 import { loadConfig, type NodeConfig } from './config.js';
+import type { DevnetOptions } from './devnet.js';
+import { hasDevnet } from './devnet.js';
 import { createLogger } from './logger.js';
+import type { Mining } from './mining.js';
 import { NETWORK_PRESETS, type NetworkName } from './network.js';
 import { Repo } from './repo.js';
 import type { RepoLock } from './repo-lock.js';
@@ -38,6 +42,16 @@ export interface StartOptions {
   readonly overrides?: NodeOverrides;
   /** A logger to use instead of one built from the config (tests pass a silent one). */
   readonly logger?: Logger;
+  /**
+   * Run a devnet: create it on first start (with these settings), resume its chain afterwards.
+   * A repo that already holds a devnet opens its chain even without this.
+   */
+  readonly devnet?: DevnetStartOptions;
+}
+
+export interface DevnetStartOptions extends DevnetOptions {
+  /** Run the mining loop (default true). */
+  readonly mine?: boolean;
 }
 
 function applyOverrides(config: NodeConfig, overrides: NodeOverrides): NodeConfig {
@@ -75,6 +89,13 @@ export class LedgerNode {
   readonly logger: Logger;
   /** The API address, as written to the repo's `api` file. */
   readonly apiAddress: string;
+  /** The chain, its states, beacon and devnet identity; undefined on a repo without a chain. */
+  readonly chain: ChainServices | undefined;
+  /** Block production: validator, MinerGetBaseInfo/MinerCreateBlock and the mining loop (running unless `devnet.mine` is false). */
+  readonly mining: Mining | undefined;
+  /** Mints API tokens with the repo's secret. */
+  readonly tokens: TokenAuthority;
+  readonly wallet: Wallet;
   readonly #server: RpcServer;
   readonly #lock: RepoLock;
   #stopping: Promise<void> | undefined;
@@ -85,32 +106,62 @@ export class LedgerNode {
     server: RpcServer;
     lock: RepoLock;
     apiAddress: string;
+    chain: ChainServices | undefined;
+    mining: Mining | undefined;
+    tokens: TokenAuthority;
+    wallet: Wallet;
   }) {
     this.repo = parts.repo;
     this.logger = parts.logger;
     this.#server = parts.server;
     this.#lock = parts.lock;
     this.apiAddress = parts.apiAddress;
+    this.chain = parts.chain;
+    this.mining = parts.mining;
+    this.tokens = parts.tokens;
+    this.wallet = parts.wallet;
   }
 
   static async start(options: StartOptions): Promise<LedgerNode> {
     const repo = new Repo(options.repoPath);
     repo.init();
     const lock = repo.lock();
+    let chain: ChainServices | undefined;
     try {
-      const config = applyOverrides(loadConfig(repo.configFile), options.overrides ?? {});
+      const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
+      const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
+      const config = applyOverrides(loadConfig(repo.configFile), overrides);
       const logger = options.logger ?? createLogger({ level: config.logging.level });
       const network = config.chain.network;
       setDefaultNetwork(NETWORK_PRESETS[network].addressNetwork);
 
       const keystore = new Keystore(repo.keystoreDirectory);
+      const wallet = new Wallet(keystore);
+      const tokens = await loadTokenAuthority(keystore, repo);
+      chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
+      // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
+      const mining =
+        chain === undefined
+          ? undefined
+          : (await import('./mining.js')).createMining({ services: chain, wallet, logger });
       const context: RpcContext = {
         node: {
           version: `${packageVersion()}+${network}`,
-          blockDelaySecs: config.chain.blockDelaySecs,
+          blockDelaySecs: chain === undefined ? config.chain.blockDelaySecs : Number(chain.params.blockDelaySecs),
         },
-        wallet: new Wallet(keystore),
-        tokens: await loadTokenAuthority(keystore, repo),
+        wallet,
+        tokens,
+        ...(chain === undefined
+          ? {}
+          : {
+              chain: {
+                store: chain.chain,
+                states: chain.states,
+                params: chain.params,
+                networkName: chain.devnet.networkName,
+              },
+            }),
+        ...(mining === undefined ? {} : { mining: mining.rpc }),
       };
       const { host, port } = parseListenAddress(config.api.listenAddress);
       const server = await RpcServer.start({
@@ -122,20 +173,28 @@ export class LedgerNode {
       });
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);
+      if (options.devnet?.mine !== false) mining?.loop.start();
       logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
-      return new LedgerNode({ repo, logger, server, lock, apiAddress });
+      return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, tokens, wallet });
     } catch (error) {
+      chain?.db.close();
       lock.release();
       throw error;
     }
   }
 
-  /** Stops serving (requests in flight finish), removes the `api` file and releases the repo. */
+  /**
+   * Stops mining (a proof in flight finishes, its block is dropped), stops serving (requests in
+   * flight finish), closes the database, removes the `api` file and releases the repo.
+   */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       try {
+        await this.mining?.loop.stop();
         await this.#server.close();
+        await this.chain?.chain.settled();
       } finally {
+        this.chain?.db.close();
         this.repo.removeApi();
         this.#lock.release();
         this.logger.info('node stopped');

@@ -4,6 +4,10 @@
  * service here — `chain`, `state`, `mpool` — and their handlers read it from the context instead
  * of importing a singleton, so every handler stays testable on its own.
  */
+import type { ChainStore, TipSetStates } from '../chain/index.js';
+import type { BlockTemplate } from '../miner/index.js';
+import type { NetworkParams } from '../params/index.js';
+import type { Address, BlockMsg, TipSet } from '../types/index.js';
 import type { Wallet } from '../wallet/index.js';
 import type { TokenAuthority } from './auth.js';
 
@@ -15,9 +19,32 @@ export interface NodeInfo {
   readonly blockDelaySecs: number;
 }
 
+/** The chain the node follows: what the Chain*, State* and Wallet balance methods read. */
+export interface ChainContext {
+  readonly store: ChainStore;
+  readonly states: TipSetStates;
+  readonly params: NetworkParams;
+  /** The network's name (the init actor's), for logs and callers that need it without reading state. */
+  readonly networkName: string;
+}
+
+/**
+ * Block production for MinerGetBaseInfo and MinerCreateBlock (src/miner, wired by src/node). The
+ * values are Lotus JSON-ready objects built by the miner library.
+ */
+export interface MiningContext {
+  /** Lotus `MiningBaseInfo` as Lotus JSON, or null when the miner has no power at the lookback. */
+  baseInfo(miner: Address, round: bigint, base: TipSet): Promise<unknown | null>;
+  /** Lotus `MinerCreateBlock`: builds and signs (with the wallet's worker key) a block from a template. */
+  createBlock(template: BlockTemplate): Promise<BlockMsg>;
+}
+
 export interface RpcContext {
   readonly node: NodeInfo;
   readonly wallet: Wallet;
   /** Mints and checks API tokens (AuthNew, AuthVerify, and the server's own request check). */
   readonly tokens: TokenAuthority;
+  /** Absent until the node has a chain (a repo without a devnet or sync serves only wallet/auth). */
+  readonly chain?: ChainContext;
+  readonly mining?: MiningContext;
 }

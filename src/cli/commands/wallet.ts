@@ -3,7 +3,7 @@
  * (`lotus:cli/wallet.go`). Balance, nonce and ID columns of `wallet list` come with chain state.
  */
 import { Command, Option } from 'commander';
-import type { Address, Signature } from '../../types/index.js';
+import { type Address, bigIntFromLotusJson, formatFil, type Signature } from '../../types/index.js';
 import { fromHex, toHex } from '../../utils/bytes.js';
 import { InvalidArgumentError, LedgerError } from '../../utils/errors.js';
 import { type KeyInfo, KeyType, keyInfoFromLotusJson, keyInfoToLotusJson } from '../../wallet/index.js';
@@ -226,6 +226,17 @@ export function walletCommand(): Command {
       process.stdout.write(
         `Hard deletion of the address in \`${repoFromOptions(options).keystoreDirectory}\` is needed for permanent removal\n`,
       );
+    });
+
+  wallet
+    .command('balance')
+    .description('Print the balance of an address (default: the wallet default) as Lotus does, e.g. "10000 FIL"')
+    .argument('[address]', 'the address (default: the wallet default address)', parseAddressArgument)
+    .action(async (address: Address | undefined, _options, command: Command) => {
+      const api = await connectToNode(globals(command));
+      const target = address ?? (await api.walletDefaultAddress());
+      const balance = await api.rpc.request('Ledger.WalletBalance', [target.toString()]);
+      process.stdout.write(`${formatFil(bigIntFromLotusJson(balance, 'WalletBalance'))}\n`);
     });
 
   return wallet;

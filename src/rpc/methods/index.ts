@@ -1,7 +1,17 @@
 /** Every method the node serves. A new namespace file adds its list here. */
 import type { RpcMethod } from '../method.js';
 import { authMethods } from './auth.js';
+import { chainMethods } from './chain.js';
 import { commonMethods } from './common.js';
+import { minerMethods } from './miner.js';
+import { stateMethods } from './state.js';
 import { walletMethods } from './wallet.js';
 
-export const allMethods: readonly RpcMethod[] = [...commonMethods, ...authMethods, ...walletMethods];
+export const allMethods: readonly RpcMethod[] = [
+  ...commonMethods,
+  ...authMethods,
+  ...walletMethods,
+  ...chainMethods,
+  ...stateMethods,
+  ...minerMethods,
+];

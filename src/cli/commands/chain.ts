@@ -1,0 +1,70 @@
+/**
+ * `ledger chain …`: reads the chain of a running node over RPC, printing as Lotus's CLI does
+ * (`lotus:cli/chain.go`; lotus-api.md §8.8). Other `chain` subcommands (export) add themselves to
+ * the group this returns.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import {
+  jsonField,
+  readJsonArray,
+  readJsonCid,
+  readJsonInt64,
+  readJsonObject,
+  stringifyJsonLossless,
+} from '../../types/index.js';
+import { connectToNode, type GlobalOptions } from '../node-connection.js';
+
+function globals(command: Command): GlobalOptions {
+  return command.optsWithGlobals<GlobalOptions>();
+}
+
+function heightParser(value: string): bigint {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('the height must be a non-negative integer');
+  return BigInt(value);
+}
+
+/** The CIDs and height of a TipSet in Lotus JSON. */
+function readTipSetSummary(json: unknown): { cids: string[]; height: bigint } {
+  const object = readJsonObject(json, 'TipSet');
+  return {
+    cids: readJsonArray(jsonField(object, 'Cids'), 'TipSet.Cids', readJsonCid).map(String),
+    height: readJsonInt64(jsonField(object, 'Height'), 'TipSet.Height'),
+  };
+}
+
+export function chainCommand(): Command {
+  const chain = new Command('chain').description('Read the chain of a running node');
+
+  chain
+    .command('head')
+    .description('Print the CIDs of the head tipset, one per line (--height: only its epoch)')
+    .option('--height', 'print only the head epoch')
+    .action(async (options: { height?: boolean }, command: Command) => {
+      const api = await connectToNode(globals(command));
+      const head = readTipSetSummary(await api.rpc.request('Ledger.ChainHead'));
+      process.stdout.write(options.height === true ? `${head.height}\n` : head.cids.map((cid) => `${cid}\n`).join(''));
+    });
+
+  chain
+    .command('get-tipset')
+    .description(
+      'Print the tipset at a height as Lotus JSON (at a null round: the tipset before it, as ChainGetTipSetByHeight)',
+    )
+    .requiredOption('--height <epoch>', 'the epoch', heightParser)
+    .option('--cids', 'print only the block CIDs, one per line')
+    .action(async (options: { height: bigint; cids?: boolean }, command: Command) => {
+      const api = await connectToNode(globals(command));
+      const tipSet = await api.rpc.request('Ledger.ChainGetTipSetByHeight', [options.height, null]);
+      if (options.cids === true) {
+        process.stdout.write(
+          readTipSetSummary(tipSet)
+            .cids.map((cid) => `${cid}\n`)
+            .join(''),
+        );
+      } else {
+        process.stdout.write(`${stringifyJsonLossless(tipSet, 2)}\n`);
+      }
+    });
+
+  return chain;
+}

@@ -1,0 +1,234 @@
+/**
+ * The mining loop (Lotus `miner/miner.go`, consensus.md §3.11): for each round on the heaviest
+ * head, wait until the round's base time plus the propagation delay, run the election, and when it
+ * wins pick messages, build the block, wait for its timestamp, validate it and add it to the chain.
+ * A lost election is a null round: the next round is tried on the same base one block delay later.
+ *
+ * Round r on base b has timestamp b.timestamp + BlockDelay × (r − b.height) — the genesis
+ * timestamp plus r block delays on a chain without gaps. When proving takes longer than a block
+ * delay, blocks are simply late (as in Lotus): timestamps stay on the epoch grid and the chain runs
+ * behind the wall clock rather than skipping rounds.
+ *
+ * Everything the loop needs comes in as functions, so the loop is only about timing and order:
+ * the node wires the election, block creation and validation of `src/miner` and `src/consensus`.
+ */
+import type { Logger } from 'pino';
+import type { ChainStore } from '../chain/index.js';
+import { blake2b256 } from '../crypto/index.js';
+import {
+  type Address,
+  type BlockMsg,
+  blockCid,
+  type FullBlock,
+  messageCid,
+  SignatureType,
+  type SignedMessage,
+  signedMessageCid,
+  type Ticket,
+  TipSet,
+} from '../types/index.js';
+import type { BlockTemplate } from './create-block.js';
+import type { ElectionWin } from './election.js';
+
+/** Messages for a new block (engineer C's MessagePool implements it; Lotus `MpoolSelect`). */
+export interface BlockMessageSource {
+  selectMessages(base: TipSet, ticketQuality: number): Promise<SignedMessage[]>;
+}
+
+export interface MiningLoopOptions {
+  readonly miner: Address;
+  readonly chain: ChainStore;
+  readonly blockDelaySecs: bigint;
+  readonly propagationDelaySecs: bigint;
+  /** The election for `round` on `base`; null when the miner does not win. */
+  readonly elect: (base: TipSet, round: bigint) => Promise<ElectionWin | null>;
+  readonly createBlock: (template: BlockTemplate) => Promise<BlockMsg>;
+  /** Consensus validation; throws when the block is invalid. */
+  readonly validate: (block: FullBlock) => Promise<void>;
+  /** Without one, blocks carry no messages. */
+  readonly messages?: BlockMessageSource | undefined;
+  readonly logger?: Logger | undefined;
+  /** Milliseconds since the Unix epoch (tests move time). */
+  readonly clock?: () => number;
+  /** Called with each block the loop added to the chain. */
+  readonly onBlock?: (block: FullBlock) => void;
+}
+
+/**
+ * Lotus `Ticket.Quality`: 1 − blake2b-256(VRFProof)/2^256, so a lower ticket is a better one. The
+ * message pool uses it to estimate how likely this block is to be included.
+ */
+export function ticketQuality(ticket: Ticket): number {
+  const hash = blake2b256(ticket.vrfProof);
+  let value = 0;
+  for (const byte of hash) value = value * 256 + byte;
+  return 1 - value / 2 ** 256;
+}
+
+/** The block with its messages, in the order createBlock put their CIDs in the header's meta. */
+export function fullBlockOf(block: BlockMsg, messages: readonly SignedMessage[]): FullBlock {
+  const bls = messages.filter((m) => m.signature.type === SignatureType.BLS);
+  const secp = messages.filter((m) => m.signature.type !== SignatureType.BLS);
+  const same = (expected: readonly { toString(): string }[], actual: readonly { toString(): string }[]) =>
+    expected.length === actual.length && expected.every((cid, i) => cid.toString() === actual[i]?.toString());
+  if (
+    !same(
+      block.blsMessages,
+      bls.map((m) => messageCid(m.message)),
+    ) ||
+    !same(block.secpkMessages, secp.map(signedMessageCid))
+  ) {
+    throw new Error(`block ${blockCid(block.header)} does not list the messages it was built from`);
+  }
+  return { header: block.header, blsMessages: bls.map((m) => m.message), secpkMessages: secp };
+}
+
+class Aborted extends Error {}
+
+export class MiningLoop {
+  readonly #options: MiningLoopOptions;
+  readonly #clock: () => number;
+  #running: Promise<void> | undefined;
+  #abort: AbortController | undefined;
+  #blocksMined = 0;
+  #nullRounds = 0;
+
+  constructor(options: MiningLoopOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  get blocksMined(): number {
+    return this.#blocksMined;
+  }
+
+  /** Rounds this miner lost the election in (null rounds, unless another miner won them). */
+  get nullRounds(): number {
+    return this.#nullRounds;
+  }
+
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
+  start(): void {
+    if (this.#running !== undefined) return;
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#running = this.#run(abort.signal).finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  /** Stops after the current step: a proof in flight finishes, its block is dropped. */
+  async stop(): Promise<void> {
+    this.#abort?.abort();
+    await this.#running;
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const { chain, logger, miner } = this.#options;
+    const delay = this.#options.blockDelaySecs;
+    let base = chain.head();
+    let nulls = 0n;
+    logger?.info({ miner: miner.toString(), head: Number(base.height) }, 'mining started');
+    while (!signal.aborted) {
+      try {
+        const head = chain.head();
+        if (!head.equals(base)) {
+          base = head;
+          nulls = 0n;
+        }
+        const round = base.height + nulls + 1n;
+        const timestamp = base.timestamp + delay * (nulls + 1n);
+        // Lotus mines a round once its base has had time to propagate.
+        await this.#sleepUntil(Number(timestamp - delay + this.#options.propagationDelaySecs) * 1000, signal);
+        if (!chain.head().equals(base)) continue;
+        const added = await this.#mineRound(base, round, timestamp, signal);
+        if (!added) {
+          nulls++;
+          this.#nullRounds++;
+        }
+      } catch (error) {
+        if (error instanceof Aborted || signal.aborted) break;
+        logger?.error({ err: error, base: Number(base.height) }, 'mining round failed');
+        // A failed round must not spin: wait one block delay before trying again.
+        nulls++;
+        await this.#sleepUntil(this.#clock() + Number(delay) * 1000, signal).catch(() => undefined);
+      }
+    }
+    logger?.info({ blocks: this.#blocksMined }, 'mining stopped');
+  }
+
+  /** Returns whether a block was added. */
+  async #mineRound(base: TipSet, round: bigint, timestamp: bigint, signal: AbortSignal): Promise<boolean> {
+    const { chain, logger, miner } = this.#options;
+    const started = this.#clock();
+    const win = await this.#options.elect(base, round);
+    const elected = this.#clock();
+    if (signal.aborted) throw new Aborted();
+    if (win === null) {
+      logger?.debug({ round: Number(round) }, 'not elected: null round');
+      return false;
+    }
+    const messages = (await this.#options.messages?.selectMessages(base, ticketQuality(win.ticket))) ?? [];
+    const template: BlockTemplate = {
+      miner,
+      parents: base.key,
+      ticket: win.ticket,
+      eproof: win.electionProof,
+      beaconValues: win.beaconEntries,
+      messages,
+      epoch: round,
+      timestamp,
+      winningPoStProof: win.winPoStProof,
+    };
+    const block = fullBlockOf(await this.#options.createBlock(template), messages);
+    const built = this.#clock();
+    // Published at its timestamp, never before: a block from the future is invalid.
+    await this.#sleepUntil(Number(timestamp) * 1000, signal);
+    if (!chain.head().equals(base) && chain.head().height >= round) {
+      logger?.info({ round: Number(round) }, 'the head moved past this round while proving; block dropped');
+      return true;
+    }
+    const validating = this.#clock();
+    await this.#options.validate(block);
+    const validated = this.#clock();
+    chain.putBlock(block);
+    chain.addTipSet(TipSet.fromHeaders([block.header]));
+    this.#blocksMined++;
+    const cid = blockCid(block.header);
+    logger?.info(
+      {
+        height: Number(round),
+        cid: cid.toString(),
+        winCount: Number(win.electionProof.winCount),
+        messages: messages.length,
+        electionMs: elected - started,
+        createMs: built - elected,
+        validateMs: validated - validating,
+        lateMs: Math.max(0, validating - Number(timestamp) * 1000),
+      },
+      'mined a block',
+    );
+    this.#options.onBlock?.(block);
+    return true;
+  }
+
+  #sleepUntil(atMs: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(new Aborted());
+    const wait = atMs - this.#clock();
+    if (wait <= 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, wait);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new Aborted());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * A local devnet in the repo, as Lotus `scripts/devnet.bash` + lotus-seed build one
+ * (consensus.md §6.1) and as Anvil hands a developer funded accounts:
+ *
+ * - proof parameters for 2 KiB winning and window PoSt (generated once into the shared cache);
+ * - miner t01000 with pre-sealed 2 KiB sectors in `<repo>/sectors` (lotus-seed's files beside them),
+ *   its BLS owner/worker key in the wallet and an account of 50,000,000 FIL, as `genesis add-miner`;
+ * - funded secp256k1 accounts (default 10 × 10,000 FIL) whose keys go into the wallet, the first
+ *   one the default;
+ * - a genesis at the current time, built into the node's database, exported to `<repo>/genesis.car`;
+ * - `devnet.json`: what a restart needs to resume the same chain (genesis CID, block delay, miner,
+ *   sector directory, the local beacon's seed).
+ *
+ * Created once; later starts read `devnet.json` and resume from the chain on disk.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createWriteStream, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CID } from 'multiformats/cid';
+import {
+  buildGenesis,
+  exportGenesisCar,
+  type GenesisActor,
+  genesisMinerFromLotusJson,
+} from '../chain/genesis/index.js';
+import type { ChainStore } from '../chain/index.js';
+import { secp256k1 } from '../crypto/index.js';
+import type { LedgerDatabase } from '../db/index.js';
+import type { NetworkParams } from '../params/index.js';
+import { ensureParameters, type ParameterProgress, preSeal } from '../proofs/index.js';
+import { StateTree } from '../state/index.js';
+import { Address, FILECOIN_PRECISION, jsonField, readJsonObject } from '../types/index.js';
+import { fromHex, toHex } from '../utils/bytes.js';
+import { type KeyInfoJson, keyInfoFromLotusJson, keyInfoToLotusJson, type Wallet } from '../wallet/index.js';
+import { ConfigError } from './errors.js';
+
+export const DEVNET_FILE = 'devnet.json';
+export const GENESIS_CAR_FILE = 'genesis.car';
+export const SECTORS_DIRECTORY = 'sectors';
+export const DEVNET_MINER = Address.newId(1000n);
+/** What lotus-seed `genesis add-miner` gives the miner's owner. */
+const MINER_OWNER_BALANCE = 50_000_000n * FILECOIN_PRECISION;
+
+export interface DevnetOptions {
+  /** Seconds per epoch; fixed when the devnet is created. */
+  readonly blockDelaySecs: bigint;
+  readonly accounts?: number;
+  /** attoFIL per funded account. */
+  readonly accountBalance?: bigint;
+  /** Pre-sealed 2 KiB sectors of the miner (2 KiB each; the 2k build needs 2048 bytes of power). */
+  readonly sectors?: number;
+  /** Progress of proof parameter generation (only when the cache lacks them). */
+  readonly onParameters?: (event: ParameterProgress) => void;
+}
+
+/** `devnet.json`: the devnet's identity, fixed at creation. */
+export interface DevnetInfo {
+  readonly networkName: string;
+  readonly genesisCid: CID;
+  readonly genesisTimestamp: bigint;
+  readonly blockDelaySecs: bigint;
+  readonly miner: Address;
+  readonly worker: Address;
+  /** Absolute path of the pre-sealed sectors. */
+  readonly sectorDirectory: string;
+  readonly beaconSeed: Uint8Array;
+  /** The funded accounts, in creation order. */
+  readonly accounts: readonly Address[];
+}
+
+export function devnetFile(repoPath: string): string {
+  return join(repoPath, DEVNET_FILE);
+}
+
+export function hasDevnet(repoPath: string): boolean {
+  return existsSync(devnetFile(repoPath));
+}
+
+export function readDevnet(repoPath: string): DevnetInfo {
+  const file = devnetFile(repoPath);
+  try {
+    const json = readJsonObject(JSON.parse(readFileSync(file, 'utf8')), DEVNET_FILE);
+    const text = (name: string) => {
+      const value = jsonField(json, name);
+      if (typeof value !== 'string') throw new Error(`${name}: expected a string`);
+      return value;
+    };
+    const accounts = jsonField(json, 'Accounts');
+    if (!Array.isArray(accounts)) throw new Error('Accounts: expected an array');
+    return {
+      networkName: text('NetworkName'),
+      genesisCid: CID.parse(text('Genesis')),
+      genesisTimestamp: BigInt(text('GenesisTimestamp')),
+      blockDelaySecs: BigInt(text('BlockDelaySecs')),
+      miner: Address.fromString(text('Miner')),
+      worker: Address.fromString(text('Worker')),
+      sectorDirectory: join(repoPath, text('SectorDirectory')),
+      beaconSeed: fromHex(text('BeaconSeed')),
+      accounts: accounts.map((a) => Address.fromString(String(a))),
+    };
+  } catch (error) {
+    throw new ConfigError(`${file} is unreadable: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function writeDevnet(repoPath: string, info: DevnetInfo): void {
+  const json = {
+    NetworkName: info.networkName,
+    Genesis: info.genesisCid.toString(),
+    GenesisTimestamp: info.genesisTimestamp.toString(),
+    BlockDelaySecs: info.blockDelaySecs.toString(),
+    Miner: info.miner.toString('t'),
+    Worker: info.worker.toString('t'),
+    SectorDirectory: SECTORS_DIRECTORY,
+    BeaconSeed: toHex(info.beaconSeed),
+    Accounts: info.accounts.map((a) => a.toString('t')),
+  };
+  // Written last and atomically: its presence means the devnet is complete.
+  const file = devnetFile(repoPath);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(json, null, 2)}\n`, { mode: 0o644 });
+  renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Creates the devnet in `repoPath`: keys into `wallet`, the genesis into `db`. The caller then
+ * opens the chain with `ChainStore.initialize(…, info.genesisCid)`.
+ */
+export async function createDevnet(
+  repoPath: string,
+  db: LedgerDatabase,
+  wallet: Wallet,
+  params: NetworkParams,
+  options: DevnetOptions,
+): Promise<DevnetInfo> {
+  await ensureParameters({ onProgress: options.onParameters });
+
+  const sectorDirectory = join(repoPath, SECTORS_DIRECTORY);
+  const sealed = await preSeal({
+    miner: DEVNET_MINER,
+    sectors: options.sectors ?? 2,
+    dir: sectorDirectory,
+    network: 't',
+  });
+  const minerJson = sealed.manifest[DEVNET_MINER.toString('t')];
+  const miner = genesisMinerFromLotusJson(minerJson, 'pre-seal manifest');
+  const worker = wallet.import(keyInfoFromLotusJson(sealed.workerKey, 'pre-seal key'));
+
+  const accountBalance = options.accountBalance ?? 10_000n * FILECOIN_PRECISION;
+  const accounts: Address[] = [];
+  for (let i = 0; i < (options.accounts ?? 10); i++) accounts.push(wallet.newKey('secp256k1'));
+  const first = accounts[0];
+  if (first !== undefined) wallet.setDefault(first);
+
+  const genesisAccounts: GenesisActor[] = [
+    ...accounts.map((owner): GenesisActor => ({ type: 'account', balance: accountBalance, owner })),
+    { type: 'account', balance: MINER_OWNER_BALANCE, owner: miner.owner },
+  ];
+  const timestamp = BigInt(Math.floor(Date.now() / 1000));
+  const networkName = `localnet-${randomUUID()}`;
+  const genesis = buildGenesis(
+    db.blockstore,
+    {
+      networkName,
+      timestamp,
+      accounts: genesisAccounts,
+      miners: [miner],
+      // The rest of the supply goes to an account nobody holds a key for.
+      remainderAccount: {
+        type: 'account',
+        balance: 0n,
+        owner: Address.newSecp256k1(secp256k1.publicKey(randomBytes(32))),
+      },
+    },
+    params,
+  );
+  await exportGenesisCar(db.blockstore, genesis.cid, createWriteStream(join(repoPath, GENESIS_CAR_FILE)));
+
+  const info: DevnetInfo = {
+    networkName,
+    genesisCid: genesis.cid,
+    genesisTimestamp: timestamp,
+    blockDelaySecs: options.blockDelaySecs,
+    miner: DEVNET_MINER,
+    worker,
+    sectorDirectory,
+    beaconSeed: randomBytes(32),
+    accounts,
+  };
+  writeDevnet(repoPath, info);
+  return info;
+}
+
+export interface DevnetAccount {
+  readonly address: Address;
+  /** In the parent state of the head. */
+  readonly balance: bigint;
+  readonly keyInfo: KeyInfoJson;
+  readonly isDefault: boolean;
+}
+
+/** The funded accounts with their balances now and their keys (what `ledger devnet` prints). */
+export function devnetAccounts(info: DevnetInfo, chain: ChainStore, wallet: Wallet): DevnetAccount[] {
+  const tree = StateTree.load(chain.blockstore, chain.head().parentStateRoot);
+  let defaultAddress: Address | undefined;
+  try {
+    defaultAddress = wallet.defaultAddress();
+  } catch {
+    defaultAddress = undefined;
+  }
+  return info.accounts.map((address) => {
+    const id = tree.lookupId(address);
+    return {
+      address,
+      balance: id === undefined ? 0n : (tree.getActor(id)?.balance ?? 0n),
+      keyInfo: keyInfoToLotusJson(wallet.export(address)),
+      isDefault: defaultAddress?.equals(address) ?? false,
+    };
+  });
+}

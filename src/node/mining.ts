@@ -1,0 +1,64 @@
+/**
+ * Block production wired from its parts: the validator of `src/consensus` and the election and
+ * block creation of `src/miner`, signing with the node wallet's worker key, feeding the mining loop
+ * (and MinerGetBaseInfo / MinerCreateBlock over RPC, which use the same functions).
+ */
+import type { Logger } from 'pino';
+import { BlockValidator } from '../consensus/index.js';
+import {
+  attemptElection,
+  type BlockTemplate,
+  createBlock,
+  getMiningBaseInfo,
+  type MinerContext,
+  miningBaseInfoToLotusJson,
+} from '../miner/index.js';
+import { type BlockMessageSource, MiningLoop } from '../miner/mining-loop.js';
+import type { MiningContext } from '../rpc/index.js';
+import type { Address, Signature } from '../types/index.js';
+import type { Wallet } from '../wallet/index.js';
+import type { ChainServices } from './chain-services.js';
+
+export interface Mining {
+  readonly loop: MiningLoop;
+  readonly validator: BlockValidator;
+  /** What MinerGetBaseInfo and MinerCreateBlock call. */
+  readonly rpc: MiningContext;
+}
+
+export function createMining(input: {
+  services: ChainServices;
+  wallet: Wallet;
+  logger: Logger;
+  messages?: BlockMessageSource | undefined;
+}): Mining {
+  const { services, wallet, logger } = input;
+  const { chain, states, beacon, params, devnet } = services;
+  const validator = new BlockValidator({ chain, states, beacon, params, logger });
+  const ctx: MinerContext = { chain, states, beacon, params, sectorDirectory: devnet.sectorDirectory };
+  // The wallet signs synchronously; the miner library takes an async signer so a remote one fits too.
+  const sign = async (address: Address, data: Uint8Array): Promise<Signature> => wallet.sign(address, data);
+  const build = (template: BlockTemplate) => createBlock(ctx, template, sign);
+  const loop = new MiningLoop({
+    miner: devnet.miner,
+    chain,
+    blockDelaySecs: params.blockDelaySecs,
+    propagationDelaySecs: params.propagationDelaySecs,
+    elect: (base, round) => attemptElection(ctx, devnet.miner, base, round, sign),
+    createBlock: build,
+    validate: (block) => validator.validateBlock(block),
+    messages: input.messages,
+    logger: logger.child({ module: 'miner' }),
+  });
+  return {
+    loop,
+    validator,
+    rpc: {
+      baseInfo: async (miner, round, base) => {
+        const info = await getMiningBaseInfo(ctx, miner, round, base);
+        return info === null ? null : miningBaseInfoToLotusJson(info);
+      },
+      createBlock: build,
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * Chain methods, with Lotus's parameters, permissions, nulls and errors (lotus-api.md §4.1–4.3, §5):
+ * heads and tipsets, blocks, messages and receipts as the chain store holds them.
+ */
+import type { CID } from 'multiformats/cid';
+import { ChainError, ChainErrorCode } from '../../chain/index.js';
+import { type BlockHeader, messageCid, signedMessageCid, type TipSet, TipSetKey } from '../../types/index.js';
+import {
+  type ApiMessage,
+  apiMessagesResult,
+  blockHeaderResult,
+  blockMessagesResult,
+  cidParam,
+  epochParam,
+  messageResult,
+  receiptsResult,
+  tipSetKeyParam,
+  tipSetResult,
+} from '../chain-codecs.js';
+import type { ChainContext, RpcContext } from '../context.js';
+import { declareMethod } from '../method.js';
+
+const BOTH = [0, 1] as const;
+
+/** The chain, or a clear error on a node that has none (a repo without a devnet or sync). */
+export function chainOf(context: RpcContext): ChainContext {
+  if (context.chain === undefined) {
+    throw new ChainError(ChainErrorCode.NoChain, 'this node has no chain yet (start it with `ledger devnet`)');
+  }
+  return context.chain;
+}
+
+function blockOf(chain: ChainContext, cid: CID): BlockHeader {
+  return chain.store.getBlockHeader(cid);
+}
+
+/** The tipset whose child `block` is: what the block's ParentStateRoot was computed from. */
+function parentOf(chain: ChainContext, block: BlockHeader): TipSet | null {
+  if (block.height === 0n) return null;
+  return chain.store.loadTipSet(TipSetKey.fromCids(block.parents));
+}
+
+export const chainHead = declareMethod({
+  name: 'ChainHead',
+  description: 'Returns the heaviest tipset.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [],
+  result: tipSetResult('the head tipset'),
+  handler: (_params, context) => chainOf(context).store.head(),
+});
+
+export const chainGetGenesis = declareMethod({
+  name: 'ChainGetGenesis',
+  description: 'Returns the genesis tipset.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [],
+  result: tipSetResult('the genesis tipset'),
+  handler: (_params, context) => chainOf(context).store.genesis,
+});
+
+export const chainGetTipSet = declareMethod({
+  name: 'ChainGetTipSet',
+  description: 'Returns the tipset of a key; null or [] gives the head.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [tipSetKeyParam('tsk', 'the tipset key')],
+  result: tipSetResult('the tipset'),
+  handler: ([key], context) => chainOf(context).store.tipSetOrHead(key),
+});
+
+export const chainGetTipSetByHeight = declareMethod({
+  name: 'ChainGetTipSetByHeight',
+  description:
+    'Looks back from a tipset (null or [] for the head) for the tipset at a height; at a null round it returns the first tipset below it.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [epochParam('height', 'the epoch'), tipSetKeyParam('tsk', 'the tipset to look back from')],
+  result: tipSetResult('the tipset at that height, or the one before a null round'),
+  handler: ([height, key], context) => {
+    const { store } = chainOf(context);
+    if (height < 0n) throw new ChainError(ChainErrorCode.InvalidHeight, `height ${height} is negative`);
+    return store.getTipSetByHeight(height, store.tipSetOrHead(key), true);
+  },
+});
+
+export const chainGetBlock = declareMethod({
+  name: 'ChainGetBlock',
+  description: 'Returns a block header by its CID.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [cidParam('blockCid', 'the block CID')],
+  result: blockHeaderResult('the block header'),
+  handler: ([cid], context) => blockOf(chainOf(context), cid),
+});
+
+export const chainGetBlockMessages = declareMethod({
+  name: 'ChainGetBlockMessages',
+  description:
+    'Returns the messages of one block (not de-duplicated across its tipset): BLS messages unsigned, secp256k1 messages signed, and all their CIDs, BLS first.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [cidParam('blockCid', 'the block CID')],
+  result: blockMessagesResult('the block messages'),
+  handler: ([cid], context) => {
+    const chain = chainOf(context);
+    const { blsMessages, secpMessages } = chain.store.blockMessages(blockOf(chain, cid));
+    return {
+      blsMessages,
+      secpkMessages: secpMessages,
+      cids: [...blsMessages.map(messageCid), ...secpMessages.map(signedMessageCid)],
+    };
+  },
+});
+
+export const chainGetParentMessages = declareMethod({
+  name: 'ChainGetParentMessages',
+  description:
+    'Returns the messages the parent tipset of a block executed, de-duplicated, in execution order; null for genesis or when there were none.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [cidParam('blockCid', 'a block of the child tipset')],
+  result: apiMessagesResult('[{Cid, Message}] with the chain CID and the unsigned message, or null'),
+  handler: ([cid], context): ApiMessage[] | null => {
+    const chain = chainOf(context);
+    const parent = parentOf(chain, blockOf(chain, cid));
+    if (parent === null) return null;
+    return chain.store.tipSetMessages(parent).map((m) => ({ cid: m.cid, message: m.message }));
+  },
+});
+
+export const chainGetParentReceipts = declareMethod({
+  name: 'ChainGetParentReceipts',
+  description:
+    'Returns the receipts of the messages the parent tipset of a block executed, one for each entry of ChainGetParentMessages; null for genesis.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [cidParam('blockCid', 'a block of the child tipset')],
+  result: receiptsResult('the receipts in execution order, or null'),
+  handler: ([cid], context) => {
+    const chain = chainOf(context);
+    const block = blockOf(chain, cid);
+    if (block.height === 0n) return null;
+    return chain.store.readReceipts(block.parentMessageReceipts);
+  },
+});
+
+export const chainGetMessage = declareMethod({
+  name: 'ChainGetMessage',
+  description: 'Returns a message by its unsigned or signed CID, always as the unsigned message.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [cidParam('messageCid', 'the message CID')],
+  result: messageResult('the unsigned message'),
+  handler: ([cid], context) => chainOf(context).store.getMessage(cid),
+});
+
+export const chainMethods = [
+  chainHead,
+  chainGetGenesis,
+  chainGetTipSet,
+  chainGetTipSetByHeight,
+  chainGetBlock,
+  chainGetBlockMessages,
+  chainGetParentMessages,
+  chainGetParentReceipts,
+  chainGetMessage,
+];

@@ -1,0 +1,174 @@
+/**
+ * State queries with Lotus's semantics (lotus-api.md §4.5, §5): every one reads the *parent* state
+ * of the tipset named (null or [] for the head), i.e. the state before that tipset's messages.
+ */
+import { assertStateAvailable } from '../../chain/snapshot/index.js';
+import { StateTree } from '../../state/index.js';
+import { type Actor, Address, AddressProtocol, type TipSetKey } from '../../types/index.js';
+import { keyAddressOf, minerPower, powerState } from '../../vm/index.js';
+import { actorResult, bigIntResult, plainJsonResult, tipSetKeyParam } from '../chain-codecs.js';
+import type { ChainContext } from '../context.js';
+import { JsonRpcError } from '../errors.js';
+import { declareMethod } from '../method.js';
+import { addressParam } from '../params.js';
+import { addressResult } from '../results.js';
+import { stringSchema } from '../schemas.js';
+import { chainOf } from './chain.js';
+
+const BOTH = [0, 1] as const;
+/** Lotus's JSON-RPC code for `ErrActorNotFound` (lotus-api.md §5, StateLookupID). */
+export const ACTOR_NOT_FOUND_CODE = 11;
+
+function actorNotFound(address: Address): JsonRpcError {
+  return new JsonRpcError(ACTOR_NOT_FOUND_CODE, `actor not found: ${address}`);
+}
+
+function stateTreeOf(chain: ChainContext, key: TipSetKey): StateTree {
+  const tipSet = chain.store.tipSetOrHead(key);
+  // A node started from a minimal snapshot lacks old state: say so, naming the oldest epoch it has.
+  assertStateAvailable(chain.store, tipSet);
+  return StateTree.load(chain.store.blockstore, tipSet.parentStateRoot);
+}
+
+function actorAt(tree: StateTree, address: Address): Actor | undefined {
+  const id = tree.lookupId(address);
+  return id === undefined ? undefined : tree.getActor(id);
+}
+
+export const walletBalance = declareMethod({
+  name: 'WalletBalance',
+  description:
+    'Returns an address\'s balance in attoFIL in the parent state of the head; "0" for an address with no actor.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [addressParam('address', 'any address form')],
+  result: bigIntResult('the balance in attoFIL'),
+  handler: ([address], context) => {
+    const chain = chainOf(context);
+    return actorAt(StateTree.load(chain.store.blockstore, chain.store.head().parentStateRoot), address)?.balance ?? 0n;
+  },
+});
+
+export const stateGetActor = declareMethod({
+  name: 'StateGetActor',
+  description: 'Returns the actor of an address in the parent state of a tipset; error code 11 when there is none.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [addressParam('actor', 'the actor address'), tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
+  result: actorResult('the actor: code, state head, nonce, balance, delegated address'),
+  handler: ([address, key], context) => {
+    const actor = actorAt(stateTreeOf(chainOf(context), key), address);
+    if (actor === undefined) throw actorNotFound(address);
+    return actor;
+  },
+});
+
+export const stateLookupId = declareMethod({
+  name: 'StateLookupID',
+  description: 'Returns the ID address of an address; error code 11 `actor not found` when it has none.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [
+    addressParam('address', 'the address to resolve'),
+    tipSetKeyParam('tsk', 'the tipset; null or [] for the head'),
+  ],
+  result: addressResult('the ID address (f0…/t0…)'),
+  handler: ([address, key], context) => {
+    if (address.protocol === AddressProtocol.ID) return address;
+    const id = stateTreeOf(chainOf(context), key).lookupId(address);
+    if (id === undefined) throw new JsonRpcError(ACTOR_NOT_FOUND_CODE, 'actor not found');
+    return Address.newId(id);
+  },
+});
+
+export const stateAccountKey = declareMethod({
+  name: 'StateAccountKey',
+  description: 'Returns the public-key address (f1/f3/f4) of an account actor.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [
+    addressParam('address', 'an ID or key address'),
+    tipSetKeyParam('tsk', 'the tipset; null or [] for the head'),
+  ],
+  result: addressResult('the key address'),
+  handler: ([address, key], context) => {
+    const tree = stateTreeOf(chainOf(context), key);
+    if (address.protocol === AddressProtocol.ID && tree.getActor(address.id()) === undefined) {
+      throw actorNotFound(address);
+    }
+    return keyAddressOf(tree, address);
+  },
+});
+
+export const stateNetworkName = declareMethod({
+  name: 'StateNetworkName',
+  description: "Returns the network's name, as the init actor records it.",
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [],
+  result: plainJsonResult<string>('networkName', 'the network name', stringSchema),
+  handler: (_params, context) => {
+    const chain = chainOf(context);
+    return StateTree.load(chain.store.blockstore, chain.store.head().parentStateRoot).initState().networkName;
+  },
+});
+
+interface PowerPair {
+  RawBytePower: string;
+  QualityAdjPower: string;
+}
+
+const powerPairSchema = {
+  type: 'object',
+  properties: { RawBytePower: { type: 'string' }, QualityAdjPower: { type: 'string' } },
+} as const;
+
+export const stateMinerPower = declareMethod({
+  name: 'StateMinerPower',
+  description:
+    "Returns a miner's raw and quality-adjusted power, the network's, and whether the miner meets the consensus minimum; zeros for an address without a power claim.",
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [addressParam('miner', 'the miner address'), tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
+  result: plainJsonResult<{ MinerPower: PowerPair; TotalPower: PowerPair; HasMinPower: boolean }>(
+    'minerPower',
+    'Lotus MinerPower',
+    {
+      title: 'MinerPower',
+      type: 'object',
+      properties: { MinerPower: powerPairSchema, TotalPower: powerPairSchema, HasMinPower: { type: 'boolean' } },
+    },
+  ),
+  handler: ([miner, key], context) => {
+    const chain = chainOf(context);
+    const tree = stateTreeOf(chain, key);
+    const pair = (raw: bigint, qa: bigint): PowerPair => ({
+      RawBytePower: raw.toString(),
+      QualityAdjPower: qa.toString(),
+    });
+    if (tree.lookupId(miner) === undefined) throw actorNotFound(miner);
+    const power = minerPower(tree, miner, chain.params);
+    if (power === undefined) {
+      const state = powerState(tree);
+      return {
+        MinerPower: pair(0n, 0n),
+        TotalPower: pair(state.totalRawBytePower, state.totalQualityAdjPower),
+        HasMinPower: false,
+      };
+    }
+    return {
+      MinerPower: pair(power.miner.rawBytePower, power.miner.qualityAdjPower),
+      TotalPower: pair(power.total.raw, power.total.qa),
+      HasMinPower: power.hasMinPower,
+    };
+  },
+});
+
+export const stateMethods = [
+  walletBalance,
+  stateGetActor,
+  stateLookupId,
+  stateAccountKey,
+  stateNetworkName,
+  stateMinerPower,
+];
