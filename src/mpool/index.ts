@@ -30,3 +30,9 @@ export {
   type PublishListener,
 } from './message-pool.js';
 export { MAX_NONCE_GAP, minimumReplacementPremium, replacementPremium } from './message-set.js';
+export {
+  checkDelegatedRecipient,
+  MessageSigner,
+  type MessageSignFunction,
+  type PushMessageSpec,
+} from './message-signer.js';

@@ -405,6 +405,11 @@ export class MessagePool {
     return entry === undefined ? stateNonce : maxBigInt(stateNonce, entry.set.nextNonce);
   }
 
+  /** The key address of `address` (ID addresses resolved in the state after the pool's head). */
+  resolveToKey(address: Address): Address {
+    return this.#view.resolveToKey(address);
+  }
+
   /** The sender actor after the pool's head, or undefined. */
   actorAfterHead(address: Address): Actor | undefined {
     return this.#view.actorAfter(address);

@@ -24,6 +24,7 @@ import type { DevnetOptions } from './devnet.js';
 import { hasDevnet } from './devnet.js';
 import { createLogger } from './logger.js';
 import type { Mining } from './mining.js';
+import { type MpoolServices, openMpool } from './mpool-services.js';
 import { NETWORK_PRESETS, type NetworkName } from './network.js';
 import { Repo } from './repo.js';
 import type { RepoLock } from './repo-lock.js';
@@ -93,6 +94,8 @@ export class LedgerNode {
   readonly chain: ChainServices | undefined;
   /** Block production: validator, MinerGetBaseInfo/MinerCreateBlock and the mining loop (running unless `devnet.mine` is false). */
   readonly mining: Mining | undefined;
+  /** The message pool, gas estimation and MpoolPushMessage's signer; with the chain. */
+  readonly mpool: MpoolServices | undefined;
   /** Mints API tokens with the repo's secret. */
   readonly tokens: TokenAuthority;
   readonly wallet: Wallet;
@@ -108,6 +111,7 @@ export class LedgerNode {
     apiAddress: string;
     chain: ChainServices | undefined;
     mining: Mining | undefined;
+    mpool: MpoolServices | undefined;
     tokens: TokenAuthority;
     wallet: Wallet;
   }) {
@@ -118,6 +122,7 @@ export class LedgerNode {
     this.apiAddress = parts.apiAddress;
     this.chain = parts.chain;
     this.mining = parts.mining;
+    this.mpool = parts.mpool;
     this.tokens = parts.tokens;
     this.wallet = parts.wallet;
   }
@@ -139,11 +144,12 @@ export class LedgerNode {
       const wallet = new Wallet(keystore);
       const tokens = await loadTokenAuthority(keystore, repo);
       chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
+      const mpool = chain === undefined ? undefined : await openMpool({ services: chain, wallet, logger });
       // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
       const mining =
         chain === undefined
           ? undefined
-          : (await import('./mining.js')).createMining({ services: chain, wallet, logger });
+          : (await import('./mining.js')).createMining({ services: chain, wallet, logger, messages: mpool?.pool });
       const context: RpcContext = {
         node: {
           version: `${packageVersion()}+${network}`,
@@ -162,6 +168,7 @@ export class LedgerNode {
               },
             }),
         ...(mining === undefined ? {} : { mining: mining.rpc }),
+        ...(mpool === undefined ? {} : { mpool }),
       };
       const { host, port } = parseListenAddress(config.api.listenAddress);
       const server = await RpcServer.start({
@@ -175,7 +182,7 @@ export class LedgerNode {
       repo.writeApi(apiAddress);
       if (options.devnet?.mine !== false) mining?.loop.start();
       logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
-      return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, tokens, wallet });
+      return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, mpool, tokens, wallet });
     } catch (error) {
       chain?.db.close();
       lock.release();
@@ -193,6 +200,7 @@ export class LedgerNode {
         await this.mining?.loop.stop();
         await this.#server.close();
         await this.chain?.chain.settled();
+        await this.mpool?.pool.close();
       } finally {
         this.chain?.db.close();
         this.repo.removeApi();

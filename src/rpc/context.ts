@@ -6,6 +6,7 @@
  */
 import type { ChainStore, TipSetStates } from '../chain/index.js';
 import type { BlockTemplate } from '../miner/index.js';
+import type { GasEstimator, MessagePool, MessageSigner } from '../mpool/index.js';
 import type { NetworkParams } from '../params/index.js';
 import type { Address, BlockMsg, TipSet } from '../types/index.js';
 import type { Wallet } from '../wallet/index.js';
@@ -39,6 +40,14 @@ export interface MiningContext {
   createBlock(template: BlockTemplate): Promise<BlockMsg>;
 }
 
+/** The message pool and gas estimation (src/mpool, wired by src/node): the Mpool* and Gas* methods. */
+export interface MpoolContext {
+  readonly pool: MessagePool;
+  readonly gas: GasEstimator;
+  /** MpoolPushMessage: nonce assignment, signing with the wallet, push. */
+  readonly signer: MessageSigner;
+}
+
 export interface RpcContext {
   readonly node: NodeInfo;
   readonly wallet: Wallet;
@@ -47,4 +56,6 @@ export interface RpcContext {
   /** Absent until the node has a chain (a repo without a devnet or sync serves only wallet/auth). */
   readonly chain?: ChainContext;
   readonly mining?: MiningContext;
+  /** Absent without a chain, like `chain`. */
+  readonly mpool?: MpoolContext;
 }

@@ -7,7 +7,7 @@ export {
   TokenAuthority,
 } from './auth.js';
 export { NodeApi, RpcClient, type RpcClientOptions } from './client.js';
-export type { ChainContext, MiningContext, NodeInfo, RpcContext } from './context.js';
+export type { ChainContext, MiningContext, MpoolContext, NodeInfo, RpcContext } from './context.js';
 export { Dispatcher } from './dispatcher.js';
 export { type ApiInfo, type HostPort, listenMultiaddr, parseApiInfo, parseListenAddress, rpcUrl } from './endpoint.js';
 export { JsonRpcError, JsonRpcErrorCode, NodeUnreachableError, permissionDenied, RpcHttpError } from './errors.js';

@@ -3,7 +3,9 @@ import type { RpcMethod } from '../method.js';
 import { authMethods } from './auth.js';
 import { chainMethods } from './chain.js';
 import { commonMethods } from './common.js';
+import { gasMethods } from './gas.js';
 import { minerMethods } from './miner.js';
+import { mpoolMethods } from './mpool.js';
 import { stateMethods } from './state.js';
 import { walletMethods } from './wallet.js';
 
@@ -14,4 +16,6 @@ export const allMethods: readonly RpcMethod[] = [
   ...chainMethods,
   ...stateMethods,
   ...minerMethods,
+  ...mpoolMethods,
+  ...gasMethods,
 ];

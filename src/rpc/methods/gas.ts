@@ -1,0 +1,116 @@
+/**
+ * Gas estimation methods with Lotus's parameters and errors (lotus-api.md §4.10, §9): an
+ * estimate that runs out of gas is JSON-RPC code 2, one whose message fails is code 3 with the
+ * return data as hex in `data` (Lotus ErrOutOfGas / ErrExecutionReverted).
+ */
+import { GasEstimationError, GasEstimationErrorCode } from '../../mpool/index.js';
+import { bigIntToLotusJson, readJsonInt64, readJsonUint64, toJsonInteger } from '../../types/index.js';
+import { messageResult, tipSetKeyParam } from '../chain-codecs.js';
+import { JsonRpcError } from '../errors.js';
+import { declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
+import { addressParam, messageParam } from '../params.js';
+import { mpoolOf, sendSpecParam, tipSetOf } from './mpool.js';
+
+const BOTH = [0, 1] as const;
+/** go-jsonrpc codes Lotus registers for gas estimation failures. */
+const OUT_OF_GAS_CODE = 2;
+const EXECUTION_REVERTED_CODE = 3;
+
+async function mapped<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof GasEstimationError) {
+      if (error.code === GasEstimationErrorCode.OutOfGas) {
+        throw new JsonRpcError(OUT_OF_GAS_CODE, 'call ran out of gas', { cause: error });
+      }
+      if (error.code === GasEstimationErrorCode.ExecutionReverted) {
+        throw new JsonRpcError(EXECUTION_REVERTED_CODE, error.message, { data: error.data, cause: error });
+      }
+    }
+    throw error;
+  }
+}
+
+function int64Param(name: string, description: string): ParamDeclaration<bigint> {
+  return { name, description, schema: { type: 'integer' }, decode: readJsonInt64 };
+}
+
+function uint64Param(name: string, description: string): ParamDeclaration<bigint> {
+  return { name, description, schema: { type: 'integer', minimum: 0 }, decode: readJsonUint64 };
+}
+
+const amountResult = (description: string): ResultDeclaration<bigint> => ({
+  name: 'amount',
+  description,
+  schema: { type: 'string', pattern: '^-?[0-9]+$', description: 'attoFIL per gas unit' },
+  encode: bigIntToLotusJson,
+});
+
+export const gasEstimateMessageGas = declareMethod({
+  name: 'GasEstimateMessageGas',
+  description:
+    'Fills the unset gas fields of a message: GasLimit 0 → gas used × GasLimitOverestimation (1.25 by default, MpoolSetConfig), GasPremium "0" → GasEstimateGasPremium over 10 blocks, GasFeeCap "0" → GasEstimateFeeCap over 20 blocks; then caps GasFeeCap × GasLimit at MaxFee (0.07 FIL when "0" or null). The nonce is left alone.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [
+    messageParam('message', 'the message; zero gas fields are estimated'),
+    sendSpecParam('spec', 'MessageSendSpec or null'),
+    tipSetKeyParam('tipSetKey', 'null or [] for the head'),
+  ],
+  result: messageResult('the message with its gas fields set'),
+  handler: ([message, spec, key], context) =>
+    mapped(() => mpoolOf(context).gas.estimateMessageGas(message, spec ?? undefined, tipSetOf(context, key))),
+});
+
+export const gasEstimateGasLimit = declareMethod({
+  name: 'GasEstimateGasLimit',
+  description:
+    "The gas the message uses when applied on the head's state after the sender's pooled messages with lower nonces (raw, without overestimation).",
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [messageParam('message', 'the message'), tipSetKeyParam('tipSetKey', 'null or [] for the head')],
+  result: {
+    name: 'gasLimit',
+    description: 'gas units',
+    schema: { type: 'integer' },
+    encode: (gas: bigint) => toJsonInteger(gas),
+  },
+  handler: ([message, key], context) =>
+    mapped(() => mpoolOf(context).gas.estimateGasLimit(message, tipSetOf(context, key))),
+});
+
+export const gasEstimateFeeCap = declareMethod({
+  name: 'GasEstimateFeeCap',
+  description:
+    "A fee cap that stays above the base fee for `maxQueueBlocks` blocks of maximal rises: the tipset's base fee × ⌊1.125^n × 256⌋/256, plus the message's GasPremium.",
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [
+    messageParam('message', 'the message (its GasPremium is added)'),
+    int64Param('maxQueueBlocks', 'blocks the message may wait'),
+    tipSetKeyParam('tipSetKey', 'null or [] for the head'),
+  ],
+  result: amountResult('the fee cap'),
+  handler: ([message, blocks, key], context) =>
+    mpoolOf(context).gas.estimateFeeCap(message, Number(blocks), tipSetOf(context, key)),
+});
+
+export const gasEstimateGasPremium = declareMethod({
+  name: 'GasEstimateGasPremium',
+  description:
+    'The premium recent blocks paid (2 × nBlocksIncl tipsets back, at 55 % of their target gas from the top price; at least 100000, 150000 for 2 blocks, 200000 for 1), with ±1 % noise. Sender and gas limit are accepted and ignored, as in Lotus.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [
+    uint64Param('nBlocksIncl', 'how soon the message should be included, in blocks (1 to 128)'),
+    addressParam('sender', 'ignored'),
+    int64Param('gasLimit', 'ignored'),
+    tipSetKeyParam('tipSetKey', 'null or [] for the head'),
+  ],
+  result: amountResult('the gas premium'),
+  handler: ([blocks, _sender, _gasLimit, key], context) =>
+    mpoolOf(context).gas.estimateGasPremium(Number(blocks > 1000n ? 1000n : blocks), tipSetOf(context, key)),
+});
+
+export const gasMethods = [gasEstimateMessageGas, gasEstimateGasLimit, gasEstimateFeeCap, gasEstimateGasPremium];

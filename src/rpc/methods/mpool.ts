@@ -1,0 +1,264 @@
+/**
+ * Message pool methods with Lotus's parameters, nulls and permissions (lotus-api.md §4.6–4.9, §5):
+ * MpoolPush (write), MpoolPushUntrusted (write), MpoolPushMessage (sign), MpoolPending (read; `[]`
+ * when empty), MpoolGetNonce (read), MpoolSelect (read), MpoolGetConfig (read), MpoolSetConfig
+ * (admin).
+ */
+import type { CID } from 'multiformats/cid';
+import {
+  checkDelegatedRecipient,
+  type MpoolConfig,
+  MpoolError,
+  MpoolErrorCode,
+  mpoolConfigFromLotusJson,
+  mpoolConfigToLotusJson,
+  type PushMessageSpec,
+} from '../../mpool/index.js';
+import {
+  bigIntFromLotusJson,
+  cidToLotusJson,
+  jsonFail,
+  jsonField,
+  readJsonObject,
+  type SignedMessage,
+  signedMessageFromLotusJson,
+  signedMessageToLotusJson,
+  type TipSet,
+  type TipSetKey,
+  toJsonInteger,
+} from '../../types/index.js';
+import { tipSetKeyParam } from '../chain-codecs.js';
+import type { MpoolContext, RpcContext } from '../context.js';
+import { declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
+import { addressParam, messageParam } from '../params.js';
+import { signedMessageResult, voidResult } from '../results.js';
+import { cidSchema, signedMessageSchema } from '../schemas.js';
+import { chainOf } from './chain.js';
+
+const BOTH = [0, 1] as const;
+
+export function mpoolOf(context: RpcContext): MpoolContext {
+  if (context.mpool === undefined) {
+    // Same condition and wording as the chain methods: the pool exists once the node has a chain.
+    chainOf(context);
+    throw new MpoolError(MpoolErrorCode.Closed, 'the message pool is not running');
+  }
+  return context.mpool;
+}
+
+/** The tipset of a key; the empty key is the head. */
+export function tipSetOf(context: RpcContext, key: TipSetKey): TipSet {
+  return chainOf(context).store.tipSetOrHead(key);
+}
+
+const bigIntSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'a decimal integer' } as const;
+
+export const messageSendSpecSchema = {
+  oneOf: [
+    {
+      title: 'MessageSendSpec',
+      type: 'object',
+      properties: {
+        MaxFee: { ...bigIntSchema, description: 'attoFIL; "0" uses the node default of 0.07 FIL' },
+        MsgUuid: { type: 'string', description: 'idempotency key (MpoolPushMessage)' },
+        MaximizeFeeCap: { type: 'boolean' },
+      },
+    },
+    { type: 'null' },
+  ],
+} as const;
+
+/** Lotus `*api.MessageSendSpec`: null, or an object whose absent fields are zero. */
+export function sendSpecParam(name: string, description: string): ParamDeclaration<PushMessageSpec | null> {
+  return {
+    name,
+    description,
+    schema: messageSendSpecSchema,
+    decode: (json, path) => {
+      if (json === null || json === undefined) return null;
+      const object = readJsonObject(json, path);
+      const maxFee = jsonField(object, 'MaxFee');
+      const uuid = jsonField(object, 'MsgUuid');
+      const maximize = jsonField(object, 'MaximizeFeeCap');
+      if (uuid !== undefined && uuid !== null && typeof uuid !== 'string')
+        jsonFail(`${path}.MsgUuid`, 'a UUID string', uuid);
+      if (maximize !== undefined && maximize !== null && typeof maximize !== 'boolean') {
+        jsonFail(`${path}.MaximizeFeeCap`, 'a boolean', maximize);
+      }
+      return {
+        maxFee: maxFee === undefined || maxFee === null ? 0n : bigIntFromLotusJson(maxFee, `${path}.MaxFee`),
+        msgUuid: typeof uuid === 'string' ? uuid : undefined,
+        maximizeFeeCap: maximize === true,
+      };
+    },
+  };
+}
+
+function signedMessageParam(name: string, description: string): ParamDeclaration<SignedMessage> {
+  return { name, description, schema: signedMessageSchema, decode: signedMessageFromLotusJson };
+}
+
+function cidResult(description: string): ResultDeclaration<CID> {
+  return { name: 'cid', description, schema: cidSchema, encode: cidToLotusJson };
+}
+
+function signedMessagesResult(description: string, emptyAs: 'array' | 'null'): ResultDeclaration<SignedMessage[]> {
+  return {
+    name: 'messages',
+    description,
+    schema: { type: emptyAs === 'array' ? 'array' : ['array', 'null'], items: signedMessageSchema },
+    encode: (messages) => (messages.length === 0 && emptyAs === 'null' ? null : messages.map(signedMessageToLotusJson)),
+  };
+}
+
+const mpoolConfigSchema = {
+  title: 'MpoolConfig',
+  type: 'object',
+  properties: {
+    PriorityAddrs: { type: ['array', 'null'], items: { type: 'string' } },
+    SizeLimitHigh: { type: 'integer' },
+    SizeLimitLow: { type: 'integer' },
+    ReplaceByFeeRatio: { type: 'number', description: 'a percentage as a decimal: 1.25 is 125 %' },
+    PruneCooldown: { type: 'integer', description: 'nanoseconds' },
+    GasLimitOverestimation: { type: 'number' },
+  },
+} as const;
+
+function pushed(context: RpcContext, signed: SignedMessage, untrusted: boolean): Promise<CID> {
+  checkDelegatedRecipient(signed.message);
+  const { pool } = mpoolOf(context);
+  return untrusted ? pool.pushUntrusted(signed) : pool.push(signed);
+}
+
+export const mpoolPush = declareMethod({
+  name: 'MpoolPush',
+  description:
+    'Validates a signed message and adds it to the pool as a local message (persisted, republished). Returns its chain CID (the unsigned CID for BLS). Replaces a pooled message of the same sender and nonce when its GasPremium is at least 110 % + 1 of the old one.',
+  permission: 'write',
+  apiVersions: BOTH,
+  params: [signedMessageParam('signedMessage', 'the signed message')],
+  result: cidResult('the message CID'),
+  handler: ([signed], context) => pushed(context, signed, false),
+});
+
+export const mpoolPushUntrusted = declareMethod({
+  name: 'MpoolPushUntrusted',
+  description: 'MpoolPush for gateways: at most 100 pending messages per sender.',
+  permission: 'write',
+  apiVersions: BOTH,
+  params: [signedMessageParam('signedMessage', 'the signed message')],
+  result: cidResult('the message CID'),
+  handler: ([signed], context) => pushed(context, signed, true),
+});
+
+export const mpoolPushMessage = declareMethod({
+  name: 'MpoolPushMessage',
+  description:
+    'Assigns the nonce (the message must have Nonce 0), fills GasLimit when 0 (gas used × GasLimitOverestimation) and GasPremium/GasFeeCap when "0", caps the fee at MaxFee (0.07 FIL when "0" or null), signs with the wallet key of From and pushes. A repeated MsgUuid returns the message sent first.',
+  permission: 'sign',
+  apiVersions: BOTH,
+  params: [messageParam('message', 'the unsigned message, Nonce 0'), sendSpecParam('spec', 'MessageSendSpec or null')],
+  result: signedMessageResult('the signed message as pushed'),
+  handler: ([message, spec], context) => {
+    checkDelegatedRecipient(message);
+    return mpoolOf(context).signer.pushMessage(message, spec);
+  },
+});
+
+export const mpoolPending = declareMethod({
+  name: 'MpoolPending',
+  description:
+    'Every message in the pool, by sender and nonce; [] when empty. The tipset key (null or [] for the head) is accepted as in Lotus; the pool always answers from its own head.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [tipSetKeyParam('tipSetKey', 'null or [] for the head')],
+  result: signedMessagesResult('the pending messages', 'array'),
+  handler: ([key], context) => {
+    tipSetOf(context, key);
+    return mpoolOf(context).pool.pending();
+  },
+});
+
+export const mpoolGetNonce = declareMethod({
+  name: 'MpoolGetNonce',
+  description:
+    'The next nonce for a sender: the state nonce, or one past the run of its pooled messages that follows it. Not atomic: MpoolPushMessage assigns nonces safely.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [addressParam('address', 'the sender')],
+  result: {
+    name: 'nonce',
+    description: 'the next nonce',
+    schema: { type: 'integer' },
+    encode: (nonce: bigint) => toJsonInteger(nonce),
+  },
+  handler: ([address], context) => mpoolOf(context).pool.getNonce(address),
+});
+
+export const mpoolSelect = declareMethod({
+  name: 'MpoolSelect',
+  description:
+    'The messages this node would put in a block on the tipset, for a ticket quality from 0 to 1 (above 0.84 greedy selection, else optimal); null when nothing is selected.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [
+    tipSetKeyParam('tipSetKey', 'the base tipset; null or [] for the head'),
+    {
+      name: 'ticketQuality',
+      description: 'from 0 to 1',
+      schema: { type: 'number', minimum: 0, maximum: 1 },
+      decode: (json, path) => {
+        const value = typeof json === 'bigint' ? Number(json) : json;
+        if (typeof value !== 'number' || !(value >= 0 && value <= 1)) jsonFail(path, 'a number from 0 to 1', json);
+        return value;
+      },
+    },
+  ],
+  result: signedMessagesResult('the selected messages in inclusion order', 'null'),
+  handler: ([key, ticketQuality], context) =>
+    mpoolOf(context).pool.selectMessages(tipSetOf(context, key), ticketQuality),
+});
+
+export const mpoolGetConfig = declareMethod({
+  name: 'MpoolGetConfig',
+  description: 'The pool configuration (Lotus MpoolConfig).',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [],
+  result: {
+    name: 'config',
+    description: 'the MpoolConfig',
+    schema: mpoolConfigSchema,
+    encode: (config: MpoolConfig) => mpoolConfigToLotusJson(config),
+  },
+  handler: (_params, context) => mpoolOf(context).pool.config,
+});
+
+export const mpoolSetConfig = declareMethod({
+  name: 'MpoolSetConfig',
+  description:
+    'Replaces the pool configuration and stores it. Refuses ReplaceByFeeRatio below 1.10 and GasLimitOverestimation below 1.',
+  permission: 'admin',
+  apiVersions: BOTH,
+  params: [
+    {
+      name: 'config',
+      description: 'the MpoolConfig; absent fields are zero',
+      schema: mpoolConfigSchema,
+      decode: (json, path) => mpoolConfigFromLotusJson(json, path),
+    },
+  ],
+  result: voidResult,
+  handler: ([config], context) => mpoolOf(context).pool.setConfig(config),
+});
+
+export const mpoolMethods = [
+  mpoolPush,
+  mpoolPushUntrusted,
+  mpoolPushMessage,
+  mpoolPending,
+  mpoolGetNonce,
+  mpoolSelect,
+  mpoolGetConfig,
+  mpoolSetConfig,
+];
