@@ -149,6 +149,13 @@ describe('blocks from createBlock', () => {
     expect(tipSet2.height).toBe(block2.header.height);
   });
 
+  test('a fresh validator checks a block (PoSt verification included) well within a block time', async () => {
+    const fresh = new BlockValidator({ chain: mc.chain, states: mc.states, beacon: mc.beacon, params: PARAMS });
+    const started = performance.now();
+    await fresh.validateBlock(block2);
+    expect(performance.now() - started).toBeLessThan(Number(PARAMS.blockDelaySecs) * 1000);
+  });
+
   test('a validated block is remembered, not verified again', async () => {
     const started = performance.now();
     await validator.validateBlock(block2);
