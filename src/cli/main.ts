@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { LedgerError } from '../utils/errors.js';
 import { authCommand } from './commands/auth.js';
 import { chainCommand } from './commands/chain.js';
+import { chainExportCommand } from './commands/chain-export.js';
 import { daemonCommand } from './commands/daemon.js';
 import { devnetCommand } from './commands/devnet.js';
 import { proofsCommand } from './commands/proofs.js';
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .addCommand(daemonCommand())
     .addCommand(devnetCommand())
-    .addCommand(chainCommand())
+    .addCommand(chainCommand().addCommand(chainExportCommand()))
     .addCommand(walletCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())

@@ -15,5 +15,6 @@ export { type Lookback, latestMineableRound, lookbackForRound } from './lookback
 export { checkBlockMessages, checkBlsAggregate } from './message-checks.js';
 export { minerWorkerKey } from './miner-keys.js';
 export { electionVrfInput, randomnessBase, ticketVrfInput, winningPoStRandomness } from './randomness.js';
+export { SlashFilter } from './slash-filter.js';
 export { computeWinCount } from './win-count.js';
 export { type WinningPoStChallenge, winningPoStChallenge } from './winning-post.js';

@@ -18,6 +18,8 @@ interface DaemonOptions {
   api?: number;
   network?: NetworkName;
   apiMaxReqSize?: number;
+  importSnapshot?: string;
+  importChain?: string;
 }
 
 export function daemonCommand(): Command {
@@ -36,8 +38,25 @@ export function daemonCommand(): Command {
       'largest accepted request body (default: config.toml [API] MaxRequestSize)',
       integerParser('--api-max-req-size', 1024, Number.MAX_SAFE_INTEGER),
     )
+    .addOption(
+      new Option(
+        '--import-snapshot <file>',
+        'first import a chain snapshot (.car or .car.zst; minimal or full) into a repo without a chain',
+      ).conflicts('importChain'),
+    )
+    .option('--import-chain <file>', 'first import a full chain snapshot (state trees back to genesis)')
     .action(async (options: DaemonOptions, command: Command) => {
       const repoPath = command.optsWithGlobals<GlobalOptions>().repo ?? defaultRepoPath();
+      const snapshot = options.importChain ?? options.importSnapshot;
+      if (snapshot !== undefined) {
+        const { importSnapshotIntoRepo } = await import('../snapshot-import.js');
+        await importSnapshotIntoRepo({
+          repoPath,
+          file: snapshot,
+          mode: options.importChain === undefined ? 'snapshot' : 'chain',
+          showProgress: true,
+        });
+      }
       // Loaded here, not at the top: the server stack would slow down every other command's start.
       const { LedgerNode, stopOnSignal } = await import('../../node/index.js');
       const node = await LedgerNode.start({

@@ -6,6 +6,7 @@ import { commonMethods } from './common.js';
 import { gasMethods } from './gas.js';
 import { minerMethods } from './miner.js';
 import { mpoolMethods } from './mpool.js';
+import { snapshotMethods } from './snapshot.js';
 import { stateMethods } from './state.js';
 import { walletMethods } from './wallet.js';
 
@@ -14,6 +15,7 @@ export const allMethods: readonly RpcMethod[] = [
   ...authMethods,
   ...walletMethods,
   ...chainMethods,
+  ...snapshotMethods,
   ...stateMethods,
   ...minerMethods,
   ...mpoolMethods,

@@ -2,6 +2,7 @@
  * State queries with Lotus's semantics (lotus-api.md §4.5, §5): every one reads the *parent* state
  * of the tipset named (null or [] for the head), i.e. the state before that tipset's messages.
  */
+import { assertStateAvailable } from '../../chain/snapshot/index.js';
 import { StateTree } from '../../state/index.js';
 import { type Actor, Address, AddressProtocol, type TipSetKey } from '../../types/index.js';
 import { keyAddressOf, minerPower, powerState } from '../../vm/index.js';
@@ -23,7 +24,10 @@ function actorNotFound(address: Address): JsonRpcError {
 }
 
 function stateTreeOf(chain: ChainContext, key: TipSetKey): StateTree {
-  return StateTree.load(chain.store.blockstore, chain.store.tipSetOrHead(key).parentStateRoot);
+  const tipSet = chain.store.tipSetOrHead(key);
+  // A node started from a minimal snapshot lacks old state: say so, naming the oldest epoch it has.
+  assertStateAvailable(chain.store, tipSet);
+  return StateTree.load(chain.store.blockstore, tipSet.parentStateRoot);
 }
 
 function actorAt(tree: StateTree, address: Address): Actor | undefined {

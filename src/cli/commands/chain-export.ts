@@ -1,0 +1,104 @@
+/**
+ * `ledger chain export [--tipset <key or height>] [--recent-stateroots N] [--skip-old-msgs] [--full] <file>`:
+ * asks the node (admin) to write a snapshot to `file` on its machine with `ChainExportToFile` — a
+ * JSON-RPC answer cannot stream a CAR the way Lotus's websocket channel does — and draws the
+ * export's progress from `ChainExportProgress` meanwhile.
+ */
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { RpcClient } from '../../rpc/client.js';
+import { rpcUrl } from '../../rpc/endpoint.js';
+import { jsonField, readJsonArray, readJsonCid, readJsonObject } from '../../types/index.js';
+import { formatBytes } from '../byte-progress.js';
+import { findNode, type GlobalOptions } from '../node-connection.js';
+import { createProgress } from '../progress.js';
+
+/** The export may take hours on a big chain; the progress polls keep their own short limit. */
+const EXPORT_TIMEOUT_MS = 7 * 24 * 3600 * 1000;
+const POLL_MS = 500;
+
+interface ExportCommandOptions {
+  tipset?: string;
+  recentStateroots: bigint;
+  skipOldMsgs?: boolean;
+  full?: boolean;
+}
+
+function countParser(value: string): bigint {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
+  return BigInt(value);
+}
+
+/** A height (`123` or `@123`) or a tipset key as comma-separated block CIDs, in Lotus JSON. */
+async function tipSetKeyJson(client: RpcClient, tipset: string | undefined): Promise<unknown> {
+  if (tipset === undefined) return null;
+  const height = /^@?(\d+)$/.exec(tipset.trim());
+  if (height !== null) {
+    const json = readJsonObject(
+      await client.request('Ledger.ChainGetTipSetByHeight', [Number(height[1]), null]),
+      'TipSet',
+    );
+    return jsonField(json, 'Cids');
+  }
+  const cids = tipset.split(',').map((text, i) => readJsonCid({ '/': text.trim() }, `--tipset[${i}]`));
+  return cids.map((cid) => ({ '/': cid.toString() }));
+}
+
+export function chainExportCommand(): Command {
+  return new Command('export')
+    .description(
+      'Export a chain snapshot (CAR v1 in Lotus’s order) to a file on the node’s machine: every header back to ' +
+        'genesis, state trees for the recent epochs (all with --full) and genesis, and messages',
+    )
+    .argument('<file>', 'where the node writes the CAR (must not exist); relative to this directory')
+    .option(
+      '--tipset <key or height>',
+      'the tipset to export from: a height, or comma-separated block CIDs (default: head)',
+    )
+    .option('--recent-stateroots <n>', 'epochs of state trees to include, back from the tipset', countParser, 2000n)
+    .option('--skip-old-msgs', 'leave out messages older than the recent state roots')
+    .option('--full', 'include every state tree back to genesis (a full snapshot)')
+    .action(async (file: string, options: ExportCommandOptions, command: Command) => {
+      const endpoint = findNode(command.optsWithGlobals<GlobalOptions>());
+      const url = rpcUrl(endpoint.address, 1);
+      const client = new RpcClient({ url, token: endpoint.token, timeoutMs: EXPORT_TIMEOUT_MS });
+      const poller = new RpcClient({ url, token: endpoint.token });
+      const path = resolve(file);
+      const key = await tipSetKeyJson(poller, options.tipset);
+      const nroots = options.full === true ? null : Number(options.recentStateroots);
+      const exporting = client.request('Ledger.ChainExportToFile', [path, nroots, options.skipOldMsgs === true, key]);
+      let progress: ReturnType<typeof createProgress> | undefined;
+      let done = false;
+      const polling = (async () => {
+        while (!done) {
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+          if (done) return;
+          const json = await poller.request('Ledger.ChainExportProgress', [path]).catch(() => null);
+          if (json === null || done) continue;
+          const p = readJsonObject(json, 'ExportProgress');
+          const headEpoch = Number(p.HeadEpoch);
+          progress ??= createProgress(`Exporting ${file}`, headEpoch);
+          progress.update(
+            headEpoch - Number(p.Epoch),
+            `epoch ${p.Epoch}, ${p.Blocks} blocks, ${formatBytes(Number(p.Bytes))}`,
+          );
+        }
+      })();
+      try {
+        const summary = readJsonObject(await exporting, 'ExportSummary');
+        const head = readJsonArray(jsonField(summary, 'Head'), 'Head', readJsonCid);
+        done = true;
+        await polling;
+        progress?.update(Number(summary.Height), 'done');
+        progress?.stop();
+        process.stdout.write(
+          `${path}: ${summary.Full === true ? 'full' : 'minimal'} snapshot of epoch ${summary.Height} ` +
+            `(${head.join(',')}), ${summary.Blocks} blocks, ${formatBytes(Number(summary.Bytes))}` +
+            `${summary.Full === true ? '' : `, state from epoch ${summary.OldestStateEpoch}`}\n`,
+        );
+      } finally {
+        done = true;
+        progress?.stop();
+      }
+    });
+}
