@@ -6,7 +6,9 @@ import { chainCommand } from './commands/chain.js';
 import { chainExportCommand } from './commands/chain-export.js';
 import { daemonCommand } from './commands/daemon.js';
 import { devnetCommand } from './commands/devnet.js';
+import { mpoolCommand } from './commands/mpool.js';
 import { proofsCommand } from './commands/proofs.js';
+import { sendCommand } from './commands/send.js';
 import { versionCommand } from './commands/version.js';
 import { walletCommand } from './commands/wallet.js';
 
@@ -25,6 +27,8 @@ export function buildProgram(): Command {
     .addCommand(devnetCommand())
     .addCommand(chainCommand().addCommand(chainExportCommand()))
     .addCommand(walletCommand())
+    .addCommand(sendCommand())
+    .addCommand(mpoolCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())
     .addCommand(proofsCommand());
