@@ -33,7 +33,9 @@ async function ledger(...args: string[]): Promise<string> {
     return true;
   });
   try {
-    await buildProgram().exitOverride().parseAsync(['node', 'ledger', ...args]);
+    await buildProgram()
+      .exitOverride()
+      .parseAsync(['node', 'ledger', ...args]);
   } finally {
     write.mockRestore();
   }
@@ -46,9 +48,15 @@ describe('ledger send', () => {
   test('sends 1.5 FIL with estimated gas and prints Lotus’s lines then the CID', async () => {
     const out = await ledger('send', to, '1.5');
     const lines = out.trimEnd().split('\n');
-    expect(lines.slice(0, 3)).toEqual([`Sending message from: ${from}`, `Sending message to: ${to}`, 'Using Method: 0']);
+    expect(lines.slice(0, 3)).toEqual([
+      `Sending message from: ${from}`,
+      `Sending message to: ${to}`,
+      'Using Method: 0',
+    ]);
     expect(lines[3]).toMatch(CID_LINE);
-    const pending = await devnet.rpc<Array<{ CID: { '/': string }; Message: { Value: string } }>>('MpoolPending', [null]);
+    const pending = await devnet.rpc<Array<{ CID: { '/': string }; Message: { Value: string } }>>('MpoolPending', [
+      null,
+    ]);
     const sent = pending.find((m) => m.CID['/'] === lines[3]);
     // Mined already, or still pending with the right value.
     if (sent !== undefined) expect(sent.Message.Value).toBe('1500000000000000000');
@@ -114,9 +122,9 @@ describe('Ethereum recipients', () => {
       expect(message.method).toBe(INVOKE_CONTRACT_METHOD);
       expect([...message.params]).toEqual([0x42, 0xab, 0xcd]);
     }
-    expect(() => buildSendMessage(sender, parseSendTarget('0x1111111111111111111111111111111111111111'), 1n, { method: 2n })).toThrow(
-      'messages to Ethereum addresses may not specify a method number',
-    );
+    expect(() =>
+      buildSendMessage(sender, parseSendTarget('0x1111111111111111111111111111111111111111'), 1n, { method: 2n }),
+    ).toThrow('messages to Ethereum addresses may not specify a method number');
   });
 
   test('other recipients keep --method and raw --params-hex', () => {
