@@ -19,10 +19,11 @@ import { importCar, MemoryBlockstore, readCar, writeCar } from '../../src/ipld/i
 import { StateTree } from '../../src/state/index.js';
 import { decodeBlockHeader, type TipSet } from '../../src/types/index.js';
 import type { MessageTestChain } from '../chain/message-chain.js';
+import { vectorPath } from '../vectors/vectors-dir.js';
 import { balanceOf, keys, PARAMS } from '../vm/harness.js';
 import { buildSnapshotChain, openImported, type TempRepo, tempRepo } from './snapshot-chain.js';
 
-const EXPORT40 = join(process.cwd(), '..', 'shared', 'vectors', 'blocks', 'export40.car');
+const EXPORT40 = vectorPath('blocks', 'export40.car');
 const HEIGHT = 24;
 const RECENT = 6n;
 
