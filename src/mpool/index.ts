@@ -23,6 +23,7 @@ export {
   medianGasPremium,
   requireUnsetNonce,
 } from './gas-estimate.js';
+export { type GossipVerdict, gossipVerdict } from './gossip-verdict.js';
 export {
   MAX_MESSAGE_SIZE,
   MessagePool,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import {
   DEFAULT_MPOOL_CONFIG,
+  gossipVerdict,
   type MessagePool,
   MpoolError,
   MpoolErrorCode,
@@ -348,5 +349,17 @@ describe('publishing', () => {
     await pool.add(transfer(t.senders[1]!, 0n));
     expect(published).toEqual([cidOf(local)]);
     expect(pool.republish().map(cidOf)).toEqual([cidOf(local)]);
+  });
+});
+
+describe('gossip verdicts', () => {
+  test('soft refusals are ignored, malformed or badly signed messages rejected', async () => {
+    expect(gossipVerdict(undefined)).toBe('accept');
+    const gap = await refusal(pool.add(transfer(sender(), 9n)));
+    expect(gossipVerdict(gap)).toBe('ignore');
+    const forged = await refusal(pool.add(signSecp(t.senders[1]!, transfer(sender(), 0n).message)));
+    expect(gossipVerdict(forged)).toBe('reject');
+    const tooBig = await refusal(pool.add(transfer(sender(), 0n, { params: new Uint8Array(70_000) })));
+    expect(gossipVerdict(tooBig)).toBe('reject');
   });
 });
