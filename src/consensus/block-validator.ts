@@ -176,11 +176,12 @@ export class BlockValidator {
       const error = result.reason as Error;
       const [code] = checks[i] as [BlockErrorCode, unknown];
       // A check that could not run (a missing lookback, an unreadable state) fails as its own check.
-      failures.push(
+      const failure =
         error instanceof BlockCheckError
           ? { code: error.code, reason: error.message }
-          : { code, reason: `${code} check could not complete: ${error.message}` },
-      );
+          : { code, reason: `${code} check could not complete: ${error.message}` };
+      // Checks that share an input (the worker key, the lookback) fail alike; report each cause once.
+      if (!failures.some((f) => f.code === failure.code && f.reason === failure.reason)) failures.push(failure);
     }
     if (failures.length > 0) throw new BlockValidationError(cid, failures);
     this.#logger?.debug(

@@ -70,6 +70,9 @@ export async function checkBlsAggregate(tree: StateTree, block: FullBlock): Prom
 
 /** Throws `ERR_BAD_BLOCK_MESSAGES` naming the first message that may not be in this block. */
 export async function checkBlockMessages(tree: StateTree, block: FullBlock, params: NetworkParams): Promise<void> {
+  const count = block.blsMessages.length + block.secpkMessages.length;
+  if (count > params.blockMessageLimit)
+    bad(`block has ${count} messages, above the limit of ${params.blockMessageLimit}`);
   const nextNonce = new Map<bigint, bigint>();
   let gasTotal = 0n;
   const check = (message: Message, chainLength: number, what: string) => {

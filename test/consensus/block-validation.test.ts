@@ -18,6 +18,7 @@ import {
 } from '../../src/miner/index.js';
 import { StateTree } from '../../src/state/index.js';
 import {
+  Address,
   type BlockHeader,
   blockSigningBytes,
   type FullBlock,
@@ -310,6 +311,14 @@ describe('the validator rejects, each for its own reason', () => {
   test('other messages under an accepted header', async () => {
     const signed = await signMessage(alice.address, { ...block2.secpkMessages[0]!.message, value: 7n });
     await expectOnly({ ...block2, secpkMessages: [signed] }, BlockErrorCode.BadMessages, /is not the TxMeta/);
+  });
+
+  test('a block by a miner without power, and a block missing its election proof', async () => {
+    const stranger = await rejection(validator, resigned(block2, { miner: Address.newId(1001n) }));
+    expect(stranger.code).toBe(BlockErrorCode.BadMiner);
+    expect(stranger.message).toMatch(/f01001/);
+    const bare = await rejection(validator, resigned(block2, { electionProof: null }));
+    expect(bare.failures).toEqual([{ code: BlockErrorCode.Malformed, reason: 'block has no election proof' }]);
   });
 
   test('a wrong timestamp and an unknown parent, before any expensive check', async () => {
