@@ -1,0 +1,438 @@
+/**
+ * The sync manager (Lotus `chain/sync_manager.go` + `chain/sync.go`, consensus.md §5.4): peers
+ * report heads (hello, gossip); the heaviest head not yet ours becomes a worker's target; the
+ * worker walks headers back from the target to a tipset we have (chain exchange, windows of 500),
+ * persists them, then fetches messages in batches and validates tipset by tipset from the oldest
+ * (full Expected Consensus validation, which executes the parent state), adding each to the chain
+ * store — so a crash mid-sync resumes from the last validated tipset. Blocks that fail go to the
+ * bad-block cache and their peer is penalised; the next heaviest peer is tried.
+ */
+import type { Logger } from 'pino';
+import type { ChainStore } from '../chain/index.js';
+import type { ChainExchangeClient, FullTipSet } from '../net/index.js';
+import type { NetworkParams } from '../params/index.js';
+import {
+  type BlockHeader,
+  blockCid,
+  encodeBlockHeader,
+  type FullBlock,
+  TipSet,
+  type TipSetKey,
+} from '../types/index.js';
+import { BadBlockCache } from './bad-blocks.js';
+import { SyncError, SyncErrorCode } from './errors.js';
+import { SyncStage, type SyncStateJson, SyncWorkerState, workerStateToLotusJson } from './sync-state.js';
+
+/** Lotus's window for GetBlocks during sync. */
+const HEADER_WINDOW = 500;
+/** Tipsets per GetChainMessages request (Lotus: 8; larger batches suit our single-worker pace). */
+const MESSAGE_BATCH = 32;
+/** Lotus `MaxHeightDrift`: heads further ahead of the clock are dropped. */
+const MAX_HEIGHT_DRIFT = 5n;
+/** Workers kept in SyncState (Lotus `MaxSyncWorkers`). */
+const MAX_WORKERS_SHOWN = 5;
+
+/** What the sync manager validates with: the consensus `BlockValidator` provides it. */
+export interface TipSetValidator {
+  validateTipSet(blocks: readonly FullBlock[]): Promise<TipSet>;
+}
+
+/** Where penalties go: the network's peer scores. */
+export interface PeerPenalizer {
+  penalize(peer: string, points: number, reason: string): void;
+}
+
+export interface SyncManagerOptions {
+  readonly chain: ChainStore;
+  readonly validator: TipSetValidator;
+  readonly exchange: Pick<ChainExchangeClient, 'getBlocks' | 'getChainMessages' | 'getFullTipSet'>;
+  readonly params: NetworkParams;
+  readonly logger: Logger;
+  readonly penalizer?: PeerPenalizer;
+  /** Peers currently connected, to fall back on when the announcing peer fails. */
+  readonly connectedPeers?: () => string[];
+  readonly clock?: () => number;
+}
+
+interface PeerHead {
+  readonly peer: string;
+  readonly tipSet: TipSet;
+}
+
+function isTemporal(error: unknown): boolean {
+  return (error as { temporal?: boolean }).temporal === true;
+}
+
+function isValidationFailure(error: unknown): boolean {
+  return (error as { name?: string }).name === 'BlockValidationError';
+}
+
+export class SyncManager {
+  readonly badBlocks = new BadBlockCache();
+  readonly #chain: ChainStore;
+  readonly #validator: TipSetValidator;
+  readonly #exchange: SyncManagerOptions['exchange'];
+  readonly #params: NetworkParams;
+  readonly #logger: Logger;
+  readonly #penalizer: PeerPenalizer | undefined;
+  readonly #connectedPeers: () => string[];
+  readonly #clock: () => number;
+  readonly #peerHeads = new Map<string, PeerHead>();
+  readonly #workers: SyncWorkerState[] = [];
+  #nextWorkerId = 1;
+  #running: Promise<void> | undefined;
+  #rerun = false;
+  #stopped = false;
+  #vmApplied = 0;
+  /** Whether a sync from peers has completed since start (or no peer was ahead of us). */
+  #caughtUp = false;
+
+  constructor(options: SyncManagerOptions) {
+    this.#chain = options.chain;
+    this.#validator = options.validator;
+    this.#exchange = options.exchange;
+    this.#params = options.params;
+    this.#logger = options.logger;
+    this.#penalizer = options.penalizer;
+    this.#connectedPeers = options.connectedPeers ?? (() => [...this.#peerHeads.keys()]);
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** Lotus SyncState. */
+  state(): SyncStateJson {
+    return { ActiveSyncs: this.#workers.map(workerStateToLotusJson), VMApplied: this.#vmApplied };
+  }
+
+  /** True once the head is within a few epochs of the clock and no worker is behind a peer. */
+  isSynced(): boolean {
+    const head = this.#chain.head();
+    const expected = this.#expectedHeight();
+    const anyAhead = [...this.#peerHeads.values()].some(
+      (h) => h.tipSet.parentWeight > head.parentWeight && !this.#known(h.tipSet),
+    );
+    return !anyAhead && (this.#caughtUp || head.height + MAX_HEIGHT_DRIFT >= expected);
+  }
+
+  /** Throws `ERR_NOT_SYNCED` for RPC calls that need a synced head. */
+  requireSynced(what: string): void {
+    if (!this.isSynced()) {
+      const head = this.#chain.head();
+      throw new SyncError(
+        SyncErrorCode.NotSynced,
+        `${what}: the node is not synced (head at height ${head.height}, the network is at about ${this.#expectedHeight()}); see \`ledger sync status\``,
+      );
+    }
+  }
+
+  /**
+   * A peer's head (Lotus `InformNewHead`): dropped when outside the consensus range, linked to a
+   * bad block or lighter than our head; otherwise a sync toward it is scheduled.
+   */
+  informNewHead(peer: string, tipSet: TipSet): boolean {
+    const head = this.#chain.head();
+    if (tipSet.height + this.#params.chainFinality < head.height) return false;
+    if (tipSet.height > this.#expectedHeight() + MAX_HEIGHT_DRIFT) {
+      this.#logger.debug({ peer, height: Number(tipSet.height) }, 'head from the future dropped');
+      return false;
+    }
+    const bad =
+      tipSet.cids.find((cid) => this.badBlocks.has(cid)) ?? tipSet.parents.cids.find((cid) => this.badBlocks.has(cid));
+    if (bad !== undefined) {
+      for (const cid of tipSet.cids)
+        this.badBlocks.add(cid, { reason: 'linked to a bad block', origin: bad.toString() });
+      this.#penalizer?.penalize(peer, 100, `announced a chain linked to bad block ${bad}`);
+      return false;
+    }
+    if (tipSet.parentWeight < head.parentWeight) return false;
+    const previous = this.#peerHeads.get(peer);
+    if (previous === undefined || tipSet.height >= previous.tipSet.height) this.#peerHeads.set(peer, { peer, tipSet });
+    this.#schedule();
+    return true;
+  }
+
+  forgetPeer(peer: string): void {
+    this.#peerHeads.delete(peer);
+  }
+
+  /**
+   * A block we produced or were handed whole (SyncSubmitBlock, gossip with local messages):
+   * validated, stored and added; returns the tipset it formed.
+   */
+  async submitBlock(block: FullBlock): Promise<TipSet> {
+    const cid = blockCid(block.header);
+    const bad = this.badBlocks.get(cid);
+    if (bad !== undefined) throw new SyncError(SyncErrorCode.BadChain, `block ${cid} is marked bad: ${bad.reason}`);
+    try {
+      const tipSet = await this.#validator.validateTipSet([block]);
+      this.#store(tipSet, [block]);
+      return this.#mergeSiblings(tipSet);
+    } catch (error) {
+      if (isValidationFailure(error) && !isTemporal(error))
+        this.badBlocks.add(cid, { reason: (error as Error).message });
+      throw error;
+    }
+  }
+
+  /** Waits for the current sync run, if any (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.#running !== undefined) await this.#running;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  #expectedHeight(): bigint {
+    const elapsed = BigInt(Math.floor(this.#clock() / 1000)) - this.#chain.genesis.timestamp;
+    return elapsed < 0n ? 0n : elapsed / this.#params.blockDelaySecs;
+  }
+
+  #known(tipSet: TipSet): boolean {
+    return this.#chain.tipSetsAt(tipSet.height).some((t) => t.key.equals(tipSet.key));
+  }
+
+  #schedule(): void {
+    if (this.#running !== undefined) {
+      this.#rerun = true;
+      return;
+    }
+    this.#running = this.#run().finally(() => {
+      this.#running = undefined;
+      if (this.#rerun && !this.#stopped) {
+        this.#rerun = false;
+        this.#schedule();
+      }
+    });
+  }
+
+  /** Syncs toward the heaviest announced head until none is heavier than ours. */
+  async #run(): Promise<void> {
+    const failed = new Set<string>();
+    while (!this.#stopped) {
+      const head = this.#chain.head();
+      const candidates = [...this.#peerHeads.values()]
+        .filter((h) => !failed.has(h.tipSet.key.toString()) && !this.#known(h.tipSet))
+        .filter((h) => h.tipSet.parentWeight >= head.parentWeight)
+        .sort((a, b) =>
+          b.tipSet.parentWeight > a.tipSet.parentWeight
+            ? 1
+            : b.tipSet.parentWeight < a.tipSet.parentWeight
+              ? -1
+              : Number(b.tipSet.height - a.tipSet.height),
+        );
+      const best = candidates[0];
+      if (best === undefined) {
+        this.#caughtUp = true;
+        return;
+      }
+      const worker = this.#newWorker();
+      worker.init(head, best.tipSet);
+      try {
+        await this.#sync(worker, best);
+        worker.setStage(SyncStage.Complete);
+        this.#caughtUp = true;
+      } catch (error) {
+        worker.error(error);
+        failed.add(best.tipSet.key.toString());
+        this.#logger.warn({ peer: best.peer, target: Number(best.tipSet.height), err: error }, 'sync failed');
+      }
+    }
+  }
+
+  #newWorker(): SyncWorkerState {
+    const worker = new SyncWorkerState(this.#nextWorkerId++);
+    this.#workers.push(worker);
+    if (this.#workers.length > MAX_WORKERS_SHOWN) this.#workers.shift();
+    return worker;
+  }
+
+  /** Peers to ask, the announcing one first. */
+  #peersFor(announcer: string): string[] {
+    return [announcer, ...this.#connectedPeers().filter((p) => p !== announcer)];
+  }
+
+  async #withPeers<T>(announcer: string, what: string, request: (peer: string) => Promise<T>): Promise<T> {
+    let lastError: unknown;
+    for (const peer of this.#peersFor(announcer)) {
+      try {
+        return await request(peer);
+      } catch (error) {
+        lastError = error;
+        this.#logger.debug({ peer, err: error }, `${what} failed; trying another peer`);
+      }
+    }
+    throw new SyncError(SyncErrorCode.NoPeers, `${what}: no peer could provide it: ${(lastError as Error)?.message}`, {
+      cause: lastError,
+    });
+  }
+
+  async #sync(worker: SyncWorkerState, target: PeerHead): Promise<void> {
+    const headers = await this.#collectHeaders(worker, target);
+    worker.setStage(SyncStage.PersistHeaders);
+    for (const tipSet of headers) {
+      tipSet.blocks.forEach((header, i) => {
+        const cid = tipSet.cids[i]!;
+        if (!this.#chain.hasBlock(cid)) this.#chain.blockstore.put(cid, encodeBlockHeader(header));
+      });
+    }
+    worker.setStage(SyncStage.Messages);
+    // Oldest first, in batches; each batch is asked newest-first as chain exchange walks back.
+    const oldestFirst = [...headers].reverse();
+    for (let start = 0; start < oldestFirst.length && !this.#stopped; start += MESSAGE_BATCH) {
+      const batch = oldestFirst.slice(start, start + MESSAGE_BATCH);
+      worker.setStage(SyncStage.FetchingMessages);
+      const full = await this.#fetchMessages(target.peer, batch);
+      worker.setStage(SyncStage.Messages);
+      for (const tipSet of full) await this.#validateAndAdd(worker, target.peer, tipSet, headers);
+    }
+  }
+
+  /** Headers from the target back to (not including) a tipset we already have, newest first. */
+  async #collectHeaders(worker: SyncWorkerState, target: PeerHead): Promise<TipSet[]> {
+    const collected: TipSet[] = [];
+    let cursor: TipSet = target.tipSet;
+    const floor = this.#chain.head().height - this.#params.chainFinality;
+    for (;;) {
+      if (this.#known(cursor)) break;
+      this.#checkNotBad(target.peer, cursor, collected);
+      collected.push(cursor);
+      worker.setHeight(cursor.height);
+      if (cursor.height === 0n) throw new SyncError(SyncErrorCode.BadChain, 'reached a genesis that is not ours');
+      if (cursor.height < floor) {
+        throw new SyncError(
+          SyncErrorCode.ForkTooLong,
+          `the fork from ${target.peer} goes back past finality (height ${cursor.height})`,
+        );
+      }
+      const parentKey: TipSetKey = cursor.parents;
+      const local = this.#localTipSet(parentKey);
+      if (local !== undefined) {
+        cursor = local;
+        continue;
+      }
+      const window = Number(
+        BigInt(HEADER_WINDOW) < cursor.height ? BigInt(HEADER_WINDOW) : cursor.height > 0n ? cursor.height : 1n,
+      );
+      const fetched = await this.#withPeers(target.peer, `headers before height ${cursor.height}`, (peer) =>
+        this.#exchange.getBlocks(peer, parentKey, window),
+      );
+      // All but the last go straight in; the last becomes the cursor and is checked next round.
+      for (const tipSet of fetched.slice(0, -1)) {
+        if (this.#known(tipSet)) {
+          cursor = tipSet;
+          break;
+        }
+        this.#checkNotBad(target.peer, tipSet, collected);
+        collected.push(tipSet);
+        worker.setHeight(tipSet.height);
+        cursor = tipSet;
+      }
+      const last = fetched[fetched.length - 1]!;
+      if (this.#known(cursor)) break;
+      cursor = last;
+    }
+    return collected;
+  }
+
+  #localTipSet(key: TipSetKey): TipSet | undefined {
+    if (!key.cids.every((cid) => this.#chain.hasBlock(cid))) return undefined;
+    const tipSet = this.#chain.loadTipSet(key);
+    return this.#known(tipSet) ? tipSet : undefined;
+  }
+
+  #checkNotBad(peer: string, tipSet: TipSet, descendants: readonly TipSet[]): void {
+    const bad = tipSet.cids.find((cid) => this.badBlocks.has(cid));
+    if (bad === undefined) return;
+    const origin = bad.toString();
+    for (const child of descendants) {
+      for (const cid of child.cids) this.badBlocks.add(cid, { reason: 'linked to a bad block', origin });
+    }
+    this.#penalizer?.penalize(peer, 100, `served a chain linked to bad block ${origin}`);
+    throw new SyncError(SyncErrorCode.BadChain, `chain linked to bad block ${origin}: ${this.badBlocks.describe(bad)}`);
+  }
+
+  async #fetchMessages(announcer: string, oldestFirst: readonly TipSet[]): Promise<FullTipSet[]> {
+    const local: FullTipSet[] = [];
+    const newestFirst = [...oldestFirst].reverse();
+    if (newestFirst.every((tipSet) => tipSet.blocks.every((header) => this.#hasMessages(header)))) {
+      for (const tipSet of oldestFirst) {
+        local.push({ tipSet, blocks: tipSet.blocks.map((header) => this.#localFullBlock(header)) });
+      }
+      return local;
+    }
+    const fetched = await this.#withPeers(announcer, `messages up to height ${newestFirst[0]!.height}`, (peer) =>
+      this.#exchange.getChainMessages(peer, newestFirst),
+    );
+    if (fetched.length !== newestFirst.length) {
+      throw new SyncError(
+        SyncErrorCode.NoPeers,
+        `asked messages of ${newestFirst.length} tipsets, got ${fetched.length}`,
+      );
+    }
+    return fetched.reverse();
+  }
+
+  #hasMessages(header: BlockHeader): boolean {
+    try {
+      this.#chain.blockMessages(header);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #localFullBlock(header: BlockHeader): FullBlock {
+    const { blsMessages, secpMessages } = this.#chain.blockMessages(header);
+    return { header, blsMessages, secpkMessages: secpMessages };
+  }
+
+  async #validateAndAdd(
+    worker: SyncWorkerState,
+    peer: string,
+    full: FullTipSet,
+    chainAbove: readonly TipSet[],
+  ): Promise<void> {
+    try {
+      await this.#validator.validateTipSet(full.blocks);
+    } catch (error) {
+      if (isValidationFailure(error) && !isTemporal(error)) {
+        const reason = (error as Error).message;
+        for (const cid of full.tipSet.cids) this.badBlocks.add(cid, { reason });
+        const origin = full.tipSet.cids[0]!.toString();
+        for (const above of chainAbove) {
+          if (above.height > full.tipSet.height) {
+            for (const cid of above.cids) this.badBlocks.add(cid, { reason: 'linked to a bad block', origin });
+          }
+        }
+        this.#penalizer?.penalize(peer, 100, `served invalid block at height ${full.tipSet.height}: ${reason}`);
+      }
+      throw error;
+    }
+    this.#store(full.tipSet, full.blocks);
+    worker.setHeight(full.tipSet.height);
+  }
+
+  /**
+   * Blocks of one epoch on the same parents form one tipset: a block that arrives alone is joined
+   * with the validated blocks already held for that epoch and parent (Lotus's tipset expansion).
+   */
+  #mergeSiblings(tipSet: TipSet): TipSet {
+    const siblings = new Map<string, BlockHeader>();
+    for (const known of this.#chain.tipSetsAt(tipSet.height)) {
+      if (!known.parents.equals(tipSet.parents)) continue;
+      known.blocks.forEach((header, i) => {
+        siblings.set(known.cids[i]!.toString(), header);
+      });
+    }
+    if (siblings.size <= tipSet.blocks.length) return tipSet;
+    const merged = TipSet.fromHeaders([...siblings.values()]);
+    this.#chain.addTipSet(merged);
+    return merged;
+  }
+
+  #store(tipSet: TipSet, blocks: readonly FullBlock[]): void {
+    for (const block of blocks) this.#chain.putBlock(block);
+    this.#vmApplied += blocks.reduce((n, b) => n + b.blsMessages.length + b.secpkMessages.length, 0);
+    this.#chain.addTipSet(tipSet);
+  }
+}
