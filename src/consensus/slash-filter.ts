@@ -7,19 +7,18 @@
  * - parent grinding: a block after null rounds that leaves out the miner's own block in the round
  *   after the parent.
  *
- * Records live in the chain index's metadata table, so a restarted miner still refuses.
+ * Records live in the chain index's mined-blocks table, so a restarted miner still refuses.
  */
-import { CID } from 'multiformats/cid';
 import type { ChainIndex } from '../db/index.js';
 import { type BlockHeader, blockCid, TipSetKey } from '../types/index.js';
 import { BlockErrorCode, BlockValidationError } from './errors.js';
 
-type MetaStore = Pick<ChainIndex, 'getMeta' | 'setMeta'>;
+type MinedBlocks = Pick<ChainIndex, 'minedBlockAt' | 'minedBlockOn' | 'putMinedBlock'>;
 
 export class SlashFilter {
-  readonly #store: MetaStore;
+  readonly #store: MinedBlocks;
 
-  constructor(store: MetaStore) {
+  constructor(store: MinedBlocks) {
     this.#store = store;
   }
 
@@ -29,42 +28,31 @@ export class SlashFilter {
    */
   minedBlock(header: BlockHeader, parentEpoch: bigint): void {
     const cid = blockCid(header);
-    const miner = header.miner.toString();
-    const byEpoch = `slash/epoch/${miner}/${header.height}`;
-    const byParents = `slash/parents/${miner}/${TipSetKey.fromCids(header.parents).toString()}`;
+    const miner = header.miner;
+    const parents = TipSetKey.fromCids(header.parents);
     const refuse = (reason: string): never => {
       throw new BlockValidationError(cid.toString(), [{ code: BlockErrorCode.DoubleSign, reason }]);
     };
-    const other = (key: string): CID | undefined => {
-      const bytes = this.#store.getMeta(key);
-      if (bytes === undefined) return undefined;
-      const recorded = CID.decode(bytes);
-      return recorded.equals(cid) ? undefined : recorded;
-    };
-    const sameHeight = other(byEpoch);
-    if (sameHeight !== undefined) {
+    const sameHeight = this.#store.minedBlockAt(miner.bytes, header.height);
+    if (sameHeight !== undefined && !sameHeight.block.equals(cid)) {
       refuse(
-        `produced block would trigger double-fork mining faults consensus fault; miner: ${miner}; other block: ${sameHeight}`,
+        `produced block would trigger double-fork mining faults consensus fault; miner: ${miner}; other block: ${sameHeight.block}`,
       );
     }
-    const sameParents = other(byParents);
-    if (sameParents !== undefined) {
+    const sameParents = this.#store.minedBlockOn(miner.bytes, parents);
+    if (sameParents !== undefined && !sameParents.block.equals(cid)) {
       refuse(
-        `produced block would trigger time-offset mining faults consensus fault; miner: ${miner}; other block: ${sameParents}`,
+        `produced block would trigger time-offset mining faults consensus fault; miner: ${miner}; other block: ${sameParents.block}`,
       );
     }
     if (parentEpoch + 1n !== header.height) {
-      const skipped = this.#store.getMeta(`slash/epoch/${miner}/${parentEpoch + 1n}`);
-      if (skipped !== undefined) {
-        const own = CID.decode(skipped);
-        if (!header.parents.some((parent) => parent.equals(own))) {
-          refuse(
-            `produced block would trigger consensus fault; miner: ${miner}; parent-grinding: it leaves out ${own}`,
-          );
-        }
+      const skipped = this.#store.minedBlockAt(miner.bytes, parentEpoch + 1n);
+      if (skipped !== undefined && !header.parents.some((parent) => parent.equals(skipped.block))) {
+        refuse(
+          `produced block would trigger consensus fault; miner: ${miner}; parent-grinding: it leaves out ${skipped.block}`,
+        );
       }
     }
-    this.#store.setMeta(byEpoch, cid.bytes);
-    this.#store.setMeta(byParents, cid.bytes);
+    this.#store.putMinedBlock(miner.bytes, { height: header.height, parents, block: cid });
   }
 }

@@ -7,7 +7,7 @@ import { buildGenesis } from '../../src/chain/genesis/index.js';
 import { ChainStore, childBaseFee, type HeadChange, TipSetStates, txMetaCidOf } from '../../src/chain/index.js';
 import { blake2b256 } from '../../src/crypto/index.js';
 import { LedgerDatabase } from '../../src/db/index.js';
-import { type BlockHeader, TipSet } from '../../src/types/index.js';
+import { type BlockHeader, type SignedMessage, signedMessageCid, TipSet } from '../../src/types/index.js';
 import { accountOf, devnetTemplate, FIL, GENESIS_TIMESTAMP, genesisMiner, keys, MINER, PARAMS } from '../vm/harness.js';
 
 export function openChainDb(path = ':memory:'): LedgerDatabase {
@@ -18,7 +18,7 @@ export function initializeChain(db: LedgerDatabase): ChainStore {
   const genesis = buildGenesis(
     db.blockstore,
     devnetTemplate({
-      accounts: [accountOf(keys.worker.address, 1000n * FIL)],
+      accounts: [accountOf(keys.worker.address, 1000n * FIL), accountOf(keys.alice.address, 1000n * FIL)],
       miners: [genesisMiner(0, keys.worker.address, keys.worker.address, 2)],
     }),
     PARAMS,
@@ -30,6 +30,7 @@ export interface BlockSpec {
   /** Any label: the ticket is derived from it. */
   readonly ticket: string;
   readonly winCount?: bigint;
+  readonly secp?: readonly SignedMessage[];
 }
 
 export class TestChain {
@@ -69,14 +70,14 @@ export class TestChain {
         height,
         parentStateRoot: state.stateRoot,
         parentMessageReceipts: state.receiptsRoot,
-        messages: txMetaCidOf([], []),
+        messages: txMetaCidOf([], (spec.secp ?? []).map(signedMessageCid)),
         blsAggregate: null,
         timestamp: GENESIS_TIMESTAMP + height * PARAMS.blockDelaySecs,
         blockSig: null,
         forkSignaling: 0n,
         parentBaseFee: childBaseFee(this.chain, parent),
       };
-      this.chain.putBlock({ header, blsMessages: [], secpkMessages: [] });
+      this.chain.putBlock({ header, blsMessages: [], secpkMessages: spec.secp ?? [] });
       return header;
     });
     return TipSet.fromHeaders(headers);

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainError, ChainErrorCode, ChainStore, tipSetWeight } from '../../src/chain/index.js';
 import { StateTree } from '../../src/state/index.js';
-import type { TipSet } from '../../src/types/index.js';
+import { signedMessageCid, type TipSet } from '../../src/types/index.js';
 import { powerState } from '../../src/vm/index.js';
-import { PARAMS } from '../vm/harness.js';
+import { keys, message, PARAMS, signSecp } from '../vm/harness.js';
 import { initializeChain, labelsByTicket, openChainDb, TestChain } from './chain-fixture.js';
 
 const keysOf = (tipSets: readonly TipSet[]) => tipSets.map((t) => t.key.toString());
@@ -91,6 +91,32 @@ describe('fork choice and head changes', () => {
     expect(keysOf(t.changes.at(-1)!.apply)).toEqual(keysOf([tie.tipSet]));
     expect(t.chain.addTipSet(heavy.tipSet)).toBe(false);
     expect(t.chain.head().equals(tie.tipSet)).toBe(true);
+    t.db.close();
+  });
+});
+
+describe('message inclusions follow the canonical chain', () => {
+  test('a reorg drops the inclusions of reverted tipsets and records those of applied ones', async () => {
+    const t = TestChain.inMemory();
+    const g = t.chain.genesis;
+    const transfer = signSecp(keys.alice, message({ from: keys.alice.address, to: keys.bob.address, value: 1n }));
+    const cid = signedMessageCid(transfer);
+    const a1 = (await t.add(g, [{ ticket: 'a1', secp: [transfer] }])).tipSet;
+    expect(t.chain.findMessageInclusion(cid)?.tipSet.equals(a1.key)).toBe(true);
+    expect(t.chain.blockMessages(a1.blocks[0]!).secpMessages).toEqual([transfer]);
+    expect(t.chain.tipSetMessages(a1).map((m) => m.cid.toString())).toEqual([cid.toString()]);
+    // A heavier fork without the message.
+    const b1 = (await t.add(g, [{ ticket: 'b1x' }, { ticket: 'b1y' }])).tipSet;
+    expect(t.chain.head().equals(b1)).toBe(true);
+    expect(t.chain.findMessageInclusion(cid)).toBeUndefined();
+    // The message included again on the new chain.
+    const b2 = (await t.add(b1, [{ ticket: 'b2', secp: [transfer] }])).tipSet;
+    const inclusion = t.chain.findMessageInclusion(cid);
+    expect(inclusion?.tipSet.equals(b2.key)).toBe(true);
+    expect(inclusion?.height).toBe(2n);
+    // Its receipt is in the receipts of the tipset after execution.
+    const state = await t.states.stateOf(b2);
+    expect(t.chain.readReceipts(state.receiptsRoot)).toHaveLength(1);
     t.db.close();
   });
 });
