@@ -93,8 +93,18 @@ export class BlockValidator {
   /** Throws `BlockValidationError` listing every failed check; resolves when the block is valid. */
   validateBlock(block: FullBlock): Promise<void> {
     const key = blockCid(block.header).toString();
-    // The cache knows headers; these must still be the messages the header commits to.
-    if (this.#validated.has(key) && carriesItsMessages(block)) return Promise.resolve();
+    // Results are shared by header; first make sure these are the messages the header commits to.
+    if (!carriesItsMessages(block)) {
+      return Promise.reject(
+        new BlockValidationError(key, [
+          {
+            code: BlockErrorCode.BadMessages,
+            reason: `the header's Messages ${block.header.messages} is not the TxMeta of the block's messages`,
+          },
+        ]),
+      );
+    }
+    if (this.#validated.has(key)) return Promise.resolve();
     let pending = this.#inFlight.get(key);
     if (pending === undefined) {
       pending = this.#validate(block, key).then(() => {
