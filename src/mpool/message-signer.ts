@@ -50,10 +50,12 @@ export class MessageSigner {
 
   async pushMessage(input: Message, spec: PushMessageSpec | null): Promise<SignedMessage> {
     const uuid = spec?.msgUuid !== undefined && spec.msgUuid !== ZERO_UUID ? spec.msgUuid : undefined;
-    if (uuid !== undefined) {
-      const sent = this.#store?.sentMessage(uuid);
-      if (sent !== undefined) return decodeSignedMessage(sent);
-    }
+    const alreadySent = (): SignedMessage | undefined => {
+      const sent = uuid === undefined ? undefined : this.#store?.sentMessage(uuid);
+      return sent === undefined ? undefined : decodeSignedMessage(sent);
+    };
+    const earlier = alreadySent();
+    if (earlier !== undefined) return earlier;
     let from: Address;
     try {
       from = this.#pool.resolveToKey(input.from);
@@ -61,6 +63,9 @@ export class MessageSigner {
       throw new MpoolError(MpoolErrorCode.PushMessage, `getting key address: ${(error as Error).message}`);
     }
     return this.#withLock(from.toString(), async () => {
+      // A concurrent retry with the same UUID may have sent it while this call waited for the lock.
+      const concurrent = alreadySent();
+      if (concurrent !== undefined) return concurrent;
       requireUnsetNonce(input);
       let message: Message;
       try {
