@@ -48,8 +48,12 @@ let mc: MiningChain;
 let validator: BlockValidator;
 
 /** Mines the first round on `base` the miner wins; returns the block and its messages. */
-async function mine(base: TipSet, messages: SignedMessage[]): Promise<{ block: FullBlock; template: BlockTemplate }> {
-  for (let round = base.height + 1n; round < base.height + 20n; round++) {
+async function mine(
+  base: TipSet,
+  messages: SignedMessage[],
+  firstRound = base.height + 1n,
+): Promise<{ block: FullBlock; template: BlockTemplate }> {
+  for (let round = firstRound; round < base.height + 20n; round++) {
     const win = await attemptElection(mc.ctx, MINER, base, round, sign);
     if (win === null) continue;
     const template: BlockTemplate = {
@@ -149,6 +153,19 @@ describe('blocks from createBlock', () => {
     const tipSet2 = await validator.validateTipSet([block2]);
     expect(tipSet2.height).toBe(block2.header.height);
   });
+
+  test(
+    'a block after a null round carries a beacon entry per epoch and is accepted',
+    async () => {
+      const { block } = await mine(tipSet1, [], tipSet1.height + 2n);
+      const gap = block.header.height - tipSet1.height;
+      expect(gap).toBeGreaterThanOrEqual(2n);
+      expect(BigInt(block.header.beaconEntries.length)).toBe(gap);
+      expect(block.header.timestamp - tipSet1.timestamp).toBe(gap * PARAMS.blockDelaySecs);
+      await expect(validator.validateBlock(block)).resolves.toBeUndefined();
+    },
+    5 * 60_000,
+  );
 
   test('a fresh validator checks a block (PoSt verification included) well within a block time', async () => {
     const fresh = new BlockValidator({ chain: mc.chain, states: mc.states, beacon: mc.beacon, params: PARAMS });
