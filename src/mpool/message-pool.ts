@@ -21,14 +21,13 @@ import {
   type Address,
   AddressProtocol,
   decodeSignedMessage,
-  encodeSignedMessage,
   type Message,
   SignatureType,
   type SignedMessage,
   type TipSet,
 } from '../types/index.js';
 import { LruCache } from '../utils/lru-cache.js';
-import { blsChainMessage } from '../vm/index.js';
+import { blsChainMessage, signedMessageBytes } from '../vm/index.js';
 import type { HeadChange, MpoolChain } from './chain.js';
 import {
   DEFAULT_MPOOL_CONFIG,
@@ -231,7 +230,7 @@ export class MessagePool {
     } catch (error) {
       throw new MpoolError(MpoolErrorCode.InvalidMessage, `message could not be encoded: ${(error as Error).message}`);
     }
-    const size = signed.signature.type === SignatureType.BLS ? encodeSignedMessage(signed).length : pending.chainLength;
+    const size = signed.signature.type === SignatureType.BLS ? signedMessageBytes(signed).length : pending.chainLength;
     if (size > MAX_MESSAGE_SIZE) {
       throw new MpoolError(
         MpoolErrorCode.MessageTooBig,
@@ -528,7 +527,7 @@ export class MessagePool {
     if (this.#store === undefined) return;
     this.#persistQueue.push(
       put
-        ? { put, cid: message.cid.bytes, bytes: encodeSignedMessage(message.signed) }
+        ? { put, cid: message.cid.bytes, bytes: signedMessageBytes(message.signed) }
         : { put, cid: message.cid.bytes },
     );
     if (!this.#persistScheduled) {

@@ -23,6 +23,8 @@ export interface ChainMessage {
 }
 
 interface EncodedSignedMessage {
+  /** The SignedMessage CBOR. */
+  readonly bytes: Uint8Array;
   readonly chainMessage: ChainMessage;
   /** The binary CID of the unsigned message: what the sender signed. */
   readonly signingBytes: Uint8Array;
@@ -42,6 +44,7 @@ function encodeOnce(signed: SignedMessage): EncodedSignedMessage {
     // `[Message, Signature]`: a one-byte array head, the Message's bytes, then the signature (type byte + data).
     const unsigned = bytes.subarray(1, bytes.length - cborByteStringSize(signed.signature.data.length + 1));
     encoded = {
+      bytes,
       chainMessage: { message: signed.message, cid: cidOfCbor(bytes), chainLength: bytes.length },
       signingBytes: cidOfCbor(unsigned).bytes,
     };
@@ -65,4 +68,9 @@ export function signedChainMessage(signed: SignedMessage): ChainMessage {
 /** What the sender of a secp256k1 message signed: its unsigned message's binary CID. */
 export function signingBytesOf(signed: SignedMessage): Uint8Array {
   return encodeOnce(signed).signingBytes;
+}
+
+/** The SignedMessage CBOR, encoded once per message object (what the pool persists). */
+export function signedMessageBytes(signed: SignedMessage): Uint8Array {
+  return encodeOnce(signed).bytes;
 }

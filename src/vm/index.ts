@@ -54,7 +54,13 @@ export {
 } from './base-fee.js';
 export { EMPTY_STATE_HEAD } from './call-manager.js';
 export { type CallOptions, callMessage } from './call-message.js';
-export { blsChainMessage, type ChainMessage, signedChainMessage, signingBytesOf } from './chain-message.js';
+export {
+  blsChainMessage,
+  type ChainMessage,
+  signedChainMessage,
+  signedMessageBytes,
+  signingBytesOf,
+} from './chain-message.js';
 export { circulatingSupply } from './circulating-supply.js';
 export { ActorError, OutOfGasError, VmError, VmErrorCode } from './errors.js';
 export * from './execution-trace.js';

@@ -40,7 +40,7 @@ test('admits pre-signed transfers from 100 senders at a high rate', async () => 
   console.log(`MpoolPush in process: ${messages.length} messages in ${seconds.toFixed(2)} s = ${Math.round(rate)}/s`);
   expect(pool.size).toBe(messages.length);
   // A floor far below the measured rate, so a busy shared machine does not fail it.
-  expect(rate).toBeGreaterThan(1000);
+  expect(rate).toBeGreaterThan(500);
   // The local messages were persisted, in batches.
   await new Promise((resolve) => setImmediate(resolve));
   expect(t.db.mpool.localMessages()).toHaveLength(messages.length);
