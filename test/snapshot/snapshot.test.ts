@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { CID } from 'multiformats/cid';
@@ -17,7 +17,7 @@ import {
 import { LedgerDatabase } from '../../src/db/index.js';
 import { importCar, MemoryBlockstore, readCar, writeCar } from '../../src/ipld/index.js';
 import { StateTree } from '../../src/state/index.js';
-import { decodeBlockHeader, type TipSet } from '../../src/types/index.js';
+import { cidOfCbor, decodeBlockHeader, encodeCbor, type TipSet } from '../../src/types/index.js';
 import type { MessageTestChain } from '../chain/message-chain.js';
 import { vectorPath } from '../vectors/vectors-dir.js';
 import { balanceOf, keys, PARAMS } from '../vm/harness.js';
@@ -279,6 +279,29 @@ describe('snapshot export and import of a real chain', () => {
       expectUntouched(db2, source.chain.head().cids[0]!);
     } finally {
       db2.close();
+    }
+  });
+
+  test('a v2 snapshot (one SnapshotMetadata root naming the head, as Lotus ExportV2 and Forest write) imports', async () => {
+    const head = source.chain.head();
+    const metadata = encodeCbor({ Version: 2, HeadTipsetKey: [...head.cids], F3Data: null });
+    const metadataCid = cidOfCbor(metadata);
+    const v1 = await readCar(createReadStream(fullPath));
+    const v2Path = join(repo.dir, 'v2.car');
+    await writeCar(
+      createWriteStream(v2Path),
+      [metadataCid],
+      (async function* () {
+        yield { cid: metadataCid, bytes: metadata };
+        yield* v1;
+      })(),
+    );
+    const db = LedgerDatabase.open(join(repo.dir, 'imported-v2.db'));
+    try {
+      const summary = await importSnapshot(db, v2Path, { mode: 'chain', params: PARAMS });
+      expect(summary.head.key.equals(head.key)).toBe(true);
+    } finally {
+      db.close();
     }
   });
 

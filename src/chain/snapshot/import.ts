@@ -5,7 +5,8 @@
  *
  * Checks, beyond Lotus's (which trusts the state of `--import-snapshot`):
  * - every block's bytes hash to its CID (so every header CID matches its header);
- * - the roots are the blocks of one tipset, and the header chain links tipset by tipset down to
+ * - the roots are the blocks of one tipset (v1), or name them in a SnapshotMetadata block (v2, as
+ *   Lotus's ExportV2 and Forest write), and the header chain links tipset by tipset down to
  *   a genesis block (Lotus exports every header back to genesis);
  * - the head's parent state tree is complete, and so is every state tree of the contiguous window
  *   below it that the snapshot holds (and genesis's); `--import-chain` requires that window to
@@ -17,12 +18,12 @@
  * state the snapshot holds (a child's ParentStateRoot and ParentMessageReceipts), message
  * inclusions, the genesis and head, and the oldest epoch with state (`state-window.ts`).
  */
-import type { CID } from 'multiformats/cid';
+import { CID } from 'multiformats/cid';
 import { DiskCidSet, type LedgerDatabase } from '../../db/index.js';
 import { type Block, type Blockstore, BlockVerificationError, CarFormatError, readCar } from '../../ipld/index.js';
 import type { NetworkParams } from '../../params/index.js';
 import { blockLinks } from '../../state/index.js';
-import { type BlockHeader, DAG_CBOR_CODE, decodeBlockHeader, TipSet } from '../../types/index.js';
+import { type BlockHeader, DAG_CBOR_CODE, decodeBlockHeader, decodeCbor, TipSet } from '../../types/index.js';
 import { blockMessageCids } from '../block-messages.js';
 import { tipSetWeight } from '../weight.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
@@ -178,13 +179,34 @@ function loadTipSet(store: Blockstore, cids: readonly CID[], below: bigint, path
   return TipSet.fromHeaders(headers);
 }
 
-function loadHead(store: Blockstore, roots: readonly CID[], path: string): TipSet {
-  if (roots.length === 0) {
+/**
+ * The head of a v2 snapshot (Lotus `ExportV2`, Forest's default, FRC-0108): its one root is a
+ * SnapshotMetadata map `{Version: 2, HeadTipsetKey: [CID…], F3Data: CID | null}`. Undefined for v1.
+ */
+function snapshotMetadataHead(store: Blockstore, roots: readonly CID[]): readonly CID[] | undefined {
+  const bytes = roots.length === 1 ? store.get(roots[0]!) : undefined;
+  if (bytes === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = decodeCbor(bytes);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { Version: version, HeadTipsetKey: key } = value as Record<string, unknown>;
+  if (version !== 2 || !Array.isArray(key) || key.length === 0) return undefined;
+  const cids = key.map((item) => CID.asCID(item));
+  return cids.every((cid) => cid !== null) ? (cids as CID[]) : undefined;
+}
+
+function loadHead(store: Blockstore, carRoots: readonly CID[], path: string): TipSet {
+  if (carRoots.length === 0) {
     throw new SnapshotError(
       SnapshotErrorCode.NotASnapshot,
       `snapshot ${path} has no roots: it is not a chain snapshot`,
     );
   }
+  const roots = snapshotMetadataHead(store, carRoots) ?? carRoots;
   const headers = roots.map((cid) => {
     const bytes = store.get(cid);
     if (bytes === undefined) {
