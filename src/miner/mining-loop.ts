@@ -17,6 +17,7 @@ import type { ChainStore } from '../chain/index.js';
 import { blake2b256 } from '../crypto/index.js';
 import {
   type Address,
+  type BlockHeader,
   type BlockMsg,
   blockCid,
   type FullBlock,
@@ -50,6 +51,11 @@ export interface MiningLoopOptions {
   readonly logger?: Logger | undefined;
   /** Milliseconds since the Unix epoch (tests move time). */
   readonly clock?: () => number;
+  /**
+   * The local slash filter (Lotus step 6): refuses, by throwing, a block that would be a consensus
+   * fault together with one this miner produced before, and records the block otherwise.
+   */
+  readonly slashFilter?: { minedBlock(header: BlockHeader, parentEpoch: bigint): void } | undefined;
   /** Called with each block the loop added to the chain. */
   readonly onBlock?: (block: FullBlock) => void;
 }
@@ -194,6 +200,7 @@ export class MiningLoop {
     const validating = this.#clock();
     await this.#options.validate(block);
     const validated = this.#clock();
+    this.#options.slashFilter?.minedBlock(block.header, base.height);
     chain.putBlock(block);
     chain.addTipSet(TipSet.fromHeaders([block.header]));
     this.#blocksMined++;

@@ -4,7 +4,7 @@
  * (and MinerGetBaseInfo / MinerCreateBlock over RPC, which use the same functions).
  */
 import type { Logger } from 'pino';
-import { BlockValidator } from '../consensus/index.js';
+import { BlockValidator, SlashFilter } from '../consensus/index.js';
 import {
   attemptElection,
   type BlockTemplate,
@@ -15,7 +15,7 @@ import {
 } from '../miner/index.js';
 import { type BlockMessageSource, MiningLoop } from '../miner/mining-loop.js';
 import type { MiningContext } from '../rpc/index.js';
-import type { Address, Signature } from '../types/index.js';
+import type { Address, FullBlock, Signature } from '../types/index.js';
 import type { Wallet } from '../wallet/index.js';
 import type { ChainServices } from './chain-services.js';
 
@@ -31,6 +31,8 @@ export function createMining(input: {
   wallet: Wallet;
   logger: Logger;
   messages?: BlockMessageSource | undefined;
+  /** Each block the loop added to the chain (the network gossips it). */
+  onBlock?: ((block: FullBlock) => void) | undefined;
 }): Mining {
   const { services, wallet, logger } = input;
   const { chain, states, beacon, params, devnet } = services;
@@ -48,6 +50,8 @@ export function createMining(input: {
     createBlock: build,
     validate: (block) => validator.validateBlock(block),
     messages: input.messages,
+    slashFilter: new SlashFilter(services.db.chainIndex),
+    ...(input.onBlock === undefined ? {} : { onBlock: input.onBlock }),
     logger: logger.child({ module: 'miner' }),
   });
   return {
