@@ -424,6 +424,11 @@ export class MessagePool {
 
   /** BlockMessageSource for the mining loop. */
   async selectMessages(base: TipSet, ticketQuality: number): Promise<SignedMessage[]> {
+    return (await this.select(base, ticketQuality)) ?? [];
+  }
+
+  /** Lotus `SelectMessages` (MpoolSelect): null when nothing is pending, else the chosen messages (maybe none). */
+  async select(base: TipSet, ticketQuality: number): Promise<SignedMessage[] | null> {
     await this.#headChanges;
     if (this.#count > this.#config.sizeLimitHigh) this.prune();
     const view = base.key.equals(this.#view.tipSet.key)
@@ -437,17 +442,15 @@ export class MessagePool {
         // A priority address without an actor has nothing to select.
       }
     }
-    return (
-      selectMessages({
-        pending: this.#snapshot(),
-        actorOf: (sender) => view.actorAfter(sender),
-        baseFee: view.nextBaseFee,
-        params: this.params,
-        priority,
-        ticketQuality,
-        random: this.#random,
-      }) ?? []
-    );
+    return selectMessages({
+      pending: this.#snapshot(),
+      actorOf: (sender) => view.actorAfter(sender),
+      baseFee: view.nextBaseFee,
+      params: this.params,
+      priority,
+      ticketQuality,
+      random: this.#random,
+    });
   }
 
   #snapshot(filter?: (key: string) => boolean): Map<string, SenderMessages> {

@@ -317,6 +317,8 @@ describe('selection', () => {
   });
 
   test('skips messages after a nonce gap and messages the base already includes', async () => {
+    // Lotus: null with nothing pending, [] when nothing pending can go in.
+    expect(await pool.select(t.chain.head(), 0.9)).toBeNull();
     await pool.push(transfer(sender(), 0n));
     await pool.push(transfer(sender(), 2n));
     let selected = await pool.selectMessages(t.chain.head(), 0.9);
@@ -324,6 +326,7 @@ describe('selection', () => {
     const base = await t.mine([transfer(sender(), 0n)]);
     selected = await pool.selectMessages(base, 0.9);
     expect(selected).toEqual([]);
+    expect(await pool.select(base, 0.5)).toEqual([]);
   });
 
   test('selected messages execute in a block', async () => {

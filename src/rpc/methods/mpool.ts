@@ -102,12 +102,21 @@ function cidResult(description: string): ResultDeclaration<CID> {
   return { name: 'cid', description, schema: cidSchema, encode: cidToLotusJson };
 }
 
-function signedMessagesResult(description: string, emptyAs: 'array' | 'null'): ResultDeclaration<SignedMessage[]> {
+function signedMessagesResult(description: string): ResultDeclaration<SignedMessage[]> {
   return {
     name: 'messages',
     description,
-    schema: { type: emptyAs === 'array' ? 'array' : ['array', 'null'], items: signedMessageSchema },
-    encode: (messages) => (messages.length === 0 && emptyAs === 'null' ? null : messages.map(signedMessageToLotusJson)),
+    schema: { type: 'array', items: signedMessageSchema },
+    encode: (messages) => messages.map(signedMessageToLotusJson),
+  };
+}
+
+function nullableSignedMessagesResult(description: string): ResultDeclaration<SignedMessage[] | null> {
+  return {
+    name: 'messages',
+    description,
+    schema: { oneOf: [{ type: 'array', items: signedMessageSchema }, { type: 'null' }] },
+    encode: (messages) => (messages === null ? null : messages.map(signedMessageToLotusJson)),
   };
 }
 
@@ -172,7 +181,7 @@ export const mpoolPending = declareMethod({
   permission: 'read',
   apiVersions: BOTH,
   params: [tipSetKeyParam('tipSetKey', 'null or [] for the head')],
-  result: signedMessagesResult('the pending messages', 'array'),
+  result: signedMessagesResult('the pending messages'),
   handler: ([key], context) => {
     tipSetOf(context, key);
     return mpoolOf(context).pool.pending();
@@ -198,7 +207,7 @@ export const mpoolGetNonce = declareMethod({
 export const mpoolSelect = declareMethod({
   name: 'MpoolSelect',
   description:
-    'The messages this node would put in a block on the tipset, for a ticket quality from 0 to 1 (above 0.84 greedy selection, else optimal); null when nothing is selected.',
+    'The messages this node would put in a block on the tipset, in inclusion order, for a ticket quality from 0 to 1 (above 0.84 greedy selection, else optimal); null when the pool is empty, as in Lotus.',
   permission: 'read',
   apiVersions: BOTH,
   params: [
@@ -214,9 +223,8 @@ export const mpoolSelect = declareMethod({
       },
     },
   ],
-  result: signedMessagesResult('the selected messages in inclusion order', 'null'),
-  handler: ([key, ticketQuality], context) =>
-    mpoolOf(context).pool.selectMessages(tipSetOf(context, key), ticketQuality),
+  result: nullableSignedMessagesResult('the selected messages'),
+  handler: ([key, ticketQuality], context) => mpoolOf(context).pool.select(tipSetOf(context, key), ticketQuality),
 });
 
 export const mpoolGetConfig = declareMethod({
