@@ -9,6 +9,7 @@ import { devnetCommand } from './commands/devnet.js';
 import { mpoolCommand } from './commands/mpool.js';
 import { proofsCommand } from './commands/proofs.js';
 import { sendCommand } from './commands/send.js';
+import { stateCommand } from './commands/state.js';
 import { versionCommand } from './commands/version.js';
 import { walletCommand } from './commands/wallet.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .addCommand(walletCommand())
     .addCommand(sendCommand())
     .addCommand(mpoolCommand())
+    .addCommand(stateCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())
     .addCommand(proofsCommand());

@@ -8,6 +8,7 @@ import { minerMethods } from './miner.js';
 import { mpoolMethods } from './mpool.js';
 import { snapshotMethods } from './snapshot.js';
 import { stateMethods } from './state.js';
+import { stateMessageMethods } from './state-messages.js';
 import { walletMethods } from './wallet.js';
 
 export const allMethods: readonly RpcMethod[] = [
@@ -17,6 +18,7 @@ export const allMethods: readonly RpcMethod[] = [
   ...chainMethods,
   ...snapshotMethods,
   ...stateMethods,
+  ...stateMessageMethods,
   ...minerMethods,
   ...mpoolMethods,
   ...gasMethods,

@@ -1,0 +1,404 @@
+/**
+ * Message pool throughput over HTTP, ours against Ganache's Filecoin flavor, same load tool
+ * (autocannon) and connections:
+ *
+ * - `MpoolPush` of pre-signed secp256k1 transfers from 100 senders funded in genesis (a `ledger
+ *   devnet` daemon in its own process, mining off so nothing leaves the pool; signature checks on):
+ *   messages accepted per second. Every answer is checked: an error answer is not "accepted".
+ * - `MpoolPushMessage` (the node estimates gas, assigns the nonce and signs) from the same 100
+ *   senders, on ours and on Ganache (`ganache@7.9.2` + `@ganache/filecoin@0.9.2`, installed with
+ *   `npm install --ignore-scripts` into ~/.cache/ledger-node/ganache and started with
+ *   `NODE_BACKEND=js npx ganache filecoin`), with 100 of Ganache's own accounts.
+ * - `ChainHead` on both.
+ *
+ * Ratios: ours / Ganache per call. Writes bench/results/mpool.json.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import { secp256k1 } from '../src/crypto/index.js';
+import {
+  Address,
+  type Message,
+  messageSigningBytes,
+  SignatureType,
+  type SignedMessage,
+  setDefaultNetwork,
+  signedMessageToLotusJson,
+  stringifyJsonLossless,
+} from '../src/types/index.js';
+import { fromBase64 } from '../src/utils/bytes.js';
+import { type Measurement, report } from './harness.js';
+
+const CONNECTIONS = 10;
+const DURATION_SECONDS = 10;
+const SENDERS = 100;
+/** Pre-signed MpoolPush messages: per sender, nonces 0 … MESSAGES_PER_SENDER − 1. */
+const MESSAGES_PER_SENDER = 300;
+const GAS_LIMIT = 2_000_000n;
+const GANACHE_VERSION = '7.9.2';
+const GANACHE_FILECOIN_VERSION = '0.9.2';
+const GANACHE_DIR = join(process.env.LEDGER_CACHE_DIR ?? join(homedir(), '.cache', 'ledger-node'), 'ganache');
+
+interface PoolMeasurement extends Measurement {
+  requests: number;
+  accepted: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+  seconds: number;
+  note?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const mainModule = pathToFileURL(fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))).href;
+
+function startLedger(repo: string): ChildProcess {
+  const script = `import { main } from ${JSON.stringify(mainModule)}; await main(['node', 'ledger', ...process.argv.slice(1)]);`;
+  return spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+      'devnet',
+      '--api',
+      '0',
+      '--accounts',
+      String(SENDERS),
+      '--no-mine',
+    ],
+    { env: { ...process.env, LEDGER_PATH: repo }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+function ensureGanache(): string {
+  const bin = join(GANACHE_DIR, 'node_modules', '.bin', 'ganache');
+  if (!existsSync(bin)) {
+    mkdirSync(GANACHE_DIR, { recursive: true });
+    if (!existsSync(join(GANACHE_DIR, 'package.json'))) {
+      execFileSync('npm', ['init', '-y'], { cwd: GANACHE_DIR, stdio: 'ignore' });
+    }
+    console.error(
+      `installing ganache@${GANACHE_VERSION} and @ganache/filecoin@${GANACHE_FILECOIN_VERSION} into ${GANACHE_DIR}`,
+    );
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        `ganache@${GANACHE_VERSION}`,
+        `@ganache/filecoin@${GANACHE_FILECOIN_VERSION}`,
+      ],
+      { cwd: GANACHE_DIR, stdio: 'inherit' },
+    );
+  }
+  return bin;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startGanache(bin: string, port: number, ipfsPort: number): ChildProcess {
+  return spawn(
+    bin,
+    [
+      'filecoin',
+      '--server.port',
+      String(port),
+      '--chain.ipfsPort',
+      String(ipfsPort),
+      '--wallet.totalAccounts',
+      String(SENDERS),
+      '--wallet.defaultBalance',
+      '1000',
+      // Blocks on a timer, as our devnet makes them, rather than one per pushed message.
+      '--miner.blockTime',
+      '4',
+    ],
+    { env: { ...process.env, NODE_BACKEND: 'js' }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+async function rpc(url: string, method: string, params: unknown[] = [], token?: string): Promise<Json> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
+  });
+  return (await response.json()) as Json;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 300_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Runs autocannon with one request body per call from `bodies` (cycled through `next`), counting
+ * answers with a `result` as accepted. `amount` bounds the run when bodies are finite.
+ */
+async function load(
+  url: string,
+  impl: string,
+  caseName: string,
+  options: { token?: string; body: () => string; amount?: number; note?: string },
+): Promise<PoolMeasurement> {
+  let accepted = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    ...(options.amount === undefined ? { duration: DURATION_SECONDS } : { amount: options.amount }),
+    headers: {
+      'content-type': 'application/json',
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    },
+    requests: [
+      {
+        setupRequest: (request) => ({ ...request, body: options.body() }),
+        onResponse: (_status, body) => {
+          if (body.includes('"result"')) accepted++;
+          else {
+            errors++;
+            firstError ??= body.slice(0, 300);
+          }
+        },
+      },
+    ],
+  });
+  const seconds = result.duration;
+  if (firstError !== undefined) console.error(`  ${caseName} [${impl}] first error: ${firstError}`);
+  const measurement: PoolMeasurement = {
+    case: caseName,
+    impl,
+    opsPerSec: accepted / seconds,
+    requests: result.requests.total,
+    accepted,
+    errors: errors + result.errors + result.timeouts,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    seconds: Number(seconds.toFixed(2)),
+    ...(options.note === undefined ? {} : { note: options.note }),
+  };
+  console.error(
+    `  ${caseName} [${impl}]: ${Math.round(measurement.opsPerSec)} accepted/s (${accepted}/${measurement.requests}, ${measurement.errors} errors), p50 ${measurement.p50Ms} ms, p99 ${measurement.p99Ms} ms`,
+  );
+  return measurement;
+}
+
+function chainHeadBody(): string {
+  return JSON.stringify({ jsonrpc: '2.0', method: 'Filecoin.ChainHead', params: [], id: 1 });
+}
+
+/** MpoolPushMessage bodies cycling over the senders: a 1 attoFIL transfer, gas left to the node. */
+function pushMessageBodies(senders: readonly string[], to: string): () => string {
+  let i = 0;
+  return () => {
+    const from = senders[i++ % senders.length] as string;
+    const message = {
+      Version: 0,
+      To: to,
+      From: from,
+      Nonce: 0,
+      Value: '1',
+      GasLimit: 0,
+      GasFeeCap: '0',
+      GasPremium: '0',
+      Method: 0,
+      Params: '',
+    };
+    return JSON.stringify({ jsonrpc: '2.0', method: 'Filecoin.MpoolPushMessage', params: [message, null], id: i });
+  };
+}
+
+/** Pre-signs MESSAGES_PER_SENDER transfers per sender; ordered so a sender's next nonce is 100 requests later. */
+function preSign(
+  keys: readonly { address: Address; privateKey: Uint8Array }[],
+  to: Address,
+  baseFee: bigint,
+): string[] {
+  const bodies: string[] = [];
+  for (let nonce = 0n; nonce < BigInt(MESSAGES_PER_SENDER); nonce++) {
+    for (const key of keys) {
+      const message: Message = {
+        to,
+        from: key.address,
+        nonce,
+        value: 1n,
+        gasLimit: GAS_LIMIT,
+        gasFeeCap: baseFee * 4n,
+        gasPremium: 100_000n,
+        method: 0n,
+        params: new Uint8Array(0),
+      };
+      const signed: SignedMessage = {
+        message,
+        signature: {
+          type: SignatureType.Secp256k1,
+          data: secp256k1.sign(key.privateKey, messageSigningBytes(message)),
+        },
+      };
+      bodies.push(
+        stringifyJsonLossless({
+          jsonrpc: '2.0',
+          method: 'Filecoin.MpoolPush',
+          params: [signedMessageToLotusJson(signed)],
+          id: bodies.length + 1,
+        }),
+      );
+    }
+  }
+  return bodies;
+}
+
+async function benchLedger(): Promise<PoolMeasurement[]> {
+  const repo = mkdtempSync(join(tmpdir(), 'ledger-bench-mpool-'));
+  const daemon = startLedger(repo);
+  try {
+    const address = await waitFor('the ledger devnet api file', async () =>
+      existsSync(join(repo, 'api')) ? readFileSync(join(repo, 'api'), 'utf8').trim() : undefined,
+    );
+    const url = `http://127.0.0.1:${address.split('/')[4]}/rpc/v1`;
+    const token = readFileSync(join(repo, 'token'), 'utf8').trim();
+    await waitFor(
+      'ChainHead',
+      async () => ((await rpc(url, 'Filecoin.ChainHead')).result as Json | undefined) ?? undefined,
+    );
+    setDefaultNetwork('t');
+    const devnet = JSON.parse(readFileSync(join(repo, 'devnet.json'), 'utf8')) as { Accounts: string[] };
+    const senders = devnet.Accounts;
+    if (senders.length !== SENDERS) throw new Error(`the devnet has ${senders.length} accounts, not ${SENDERS}`);
+    const keys = await Promise.all(
+      senders.map(async (sender) => {
+        const exported = (await rpc(url, 'Filecoin.WalletExport', [sender], token)).result as { PrivateKey: string };
+        const privateKey = fromBase64(exported.PrivateKey);
+        const address = Address.newSecp256k1(secp256k1.publicKey(privateKey));
+        if (address.toString('t') !== sender) throw new Error(`exported key of ${sender} gives ${address}`);
+        return { address, privateKey };
+      }),
+    );
+    const head = (await rpc(url, 'Filecoin.ChainHead')).result as { Blocks: { ParentBaseFee: string }[] };
+    const baseFee = BigInt(head.Blocks[0]?.ParentBaseFee ?? '100');
+    const recipient = keys[0]?.address as Address;
+    console.error(`pre-signing ${SENDERS * MESSAGES_PER_SENDER} secp256k1 transfers…`);
+    const bodies = preSign(keys, recipient, baseFee);
+    let next = 0;
+    const results: PoolMeasurement[] = [];
+    results.push(
+      await load(url, 'ledger', 'MpoolPush (pre-signed secp256k1, 100 senders)', {
+        token,
+        amount: bodies.length,
+        body: () => bodies[next++ % bodies.length] as string,
+      }),
+    );
+    const pending = (await rpc(url, 'Filecoin.MpoolPending', [null])).result as unknown[];
+    const pushed = results[0] as PoolMeasurement;
+    if (pending.length !== pushed.accepted) {
+      throw new Error(`MpoolPending holds ${pending.length} messages but ${pushed.accepted} pushes were accepted`);
+    }
+    results.push(await load(url, 'ledger', 'ChainHead', { body: chainHeadBody }));
+    results.push(
+      await load(url, 'ledger', 'MpoolPushMessage (gas estimated, 100 senders)', {
+        token,
+        body: pushMessageBodies(senders, recipient.toString('t')),
+      }),
+    );
+    return results;
+  } finally {
+    daemon.kill('SIGTERM');
+    await new Promise((r) => daemon.once('close', r));
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+async function benchGanache(): Promise<PoolMeasurement[]> {
+  const bin = ensureGanache();
+  const port = await freePort();
+  const ipfsPort = await freePort();
+  const ganache = startGanache(bin, port, ipfsPort);
+  try {
+    const url = `http://127.0.0.1:${port}/rpc/v0`;
+    await waitFor(
+      'Ganache ChainHead',
+      async () => ((await rpc(url, 'Filecoin.ChainHead')).result as Json | undefined) ?? undefined,
+    );
+    const accounts = (await rpc(url, 'Filecoin.WalletList')).result as string[];
+    if (accounts.length < SENDERS) throw new Error(`Ganache has ${accounts.length} accounts, not ${SENDERS}`);
+    const senders = accounts.slice(0, SENDERS);
+    const results: PoolMeasurement[] = [];
+    results.push(await load(url, 'ganache', 'ChainHead', { body: chainHeadBody }));
+    results.push(
+      await load(url, 'ganache', 'MpoolPushMessage (gas estimated, 100 senders)', {
+        body: pushMessageBodies(senders, senders[0] as string),
+        note: 'Ganache signs with BLS keys of its own wallet; ours with secp256k1 wallet keys',
+      }),
+    );
+    return results;
+  } finally {
+    ganache.kill('SIGTERM');
+    await new Promise((r) => ganache.once('close', r));
+  }
+}
+
+const ours = await benchLedger();
+let theirs: PoolMeasurement[] = [];
+let ganacheError: string | undefined;
+try {
+  theirs = await benchGanache();
+} catch (error) {
+  ganacheError = (error as Error).message;
+  console.error(`Ganache could not be measured: ${ganacheError}`);
+}
+const all = [...ours, ...theirs];
+const ops = (caseName: string, impl: string) =>
+  all.find((r) => r.case === caseName && r.impl === impl)?.opsPerSec ?? Number.NaN;
+const ratios: Record<string, number> = {
+  'ChainHead: ledger / ganache': ops('ChainHead', 'ledger') / ops('ChainHead', 'ganache'),
+  'MpoolPushMessage: ledger / ganache':
+    ops('MpoolPushMessage (gas estimated, 100 senders)', 'ledger') /
+    ops('MpoolPushMessage (gas estimated, 100 senders)', 'ganache'),
+};
+report('mpool', all, ratios, {
+  setup: {
+    connections: CONNECTIONS,
+    durationSeconds: DURATION_SECONDS,
+    senders: SENDERS,
+    preSignedMessages: SENDERS * MESSAGES_PER_SENDER,
+    ganache: `ganache@${GANACHE_VERSION} + @ganache/filecoin@${GANACHE_FILECOIN_VERSION} (NODE_BACKEND=js, --miner.blockTime 4)`,
+    host: '127.0.0.1',
+  },
+  targets: { mpoolPushPerSec: 5000, chainHeadVsGanache: 1.5 },
+  ...(ganacheError === undefined ? {} : { ganacheError }),
+});
