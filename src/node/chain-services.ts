@@ -11,6 +11,7 @@ import { LedgerDatabase } from '../db/index.js';
 import { DEVNET_2K, type NetworkParams } from '../params/index.js';
 import type { Wallet } from '../wallet/index.js';
 import { createDevnet, type DevnetInfo, type DevnetOptions, hasDevnet, readDevnet } from './devnet.js';
+import { ConfigError } from './errors.js';
 
 export const DATABASE_FILE = join('datastore', 'chain.db');
 
@@ -54,6 +55,11 @@ export async function openDevnetChain(input: {
         );
       }
     } else {
+      if (ChainStore.hasChain(db)) {
+        throw new ConfigError(
+          `repo ${repoPath} already holds a chain that is not a devnet (imported or synced): run \`ledger daemon\` on it, or give \`ledger devnet\` another --repo`,
+        );
+      }
       const started = performance.now();
       devnet = await createDevnet(repoPath, db, wallet, devnetParams(input.create!), input.create!);
       logger.info(
