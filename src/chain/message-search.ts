@@ -15,9 +15,13 @@ import type { CID } from 'multiformats/cid';
 import { StateTree } from '../state/index.js';
 import { encodeMessage, type Message, type MessageReceipt, type TipSet } from '../types/index.js';
 import { bytesEqual } from '../utils/bytes.js';
+import { LruCache } from '../utils/lru-cache.js';
 import type { ChainStore } from './chain-store.js';
 import { ChainError, ChainErrorCode } from './errors.js';
 import type { HeadChange } from './head-change.js';
+
+/** Pending messages asked about, remembered so their replacements can be matched later. */
+const SEEN_PENDING_CAPACITY = 10_000;
 
 /** Lotus `LookbackNoLimit`: search back to genesis. */
 export const LOOKBACK_NO_LIMIT = -1n;
@@ -65,6 +69,7 @@ function callBytes(message: Message): Uint8Array {
 export class MessageSearch {
   readonly chain: ChainStore;
   readonly #pendingMessage: ((cid: CID) => Message | undefined) | undefined;
+  readonly #seenPending = new LruCache<string, Message>(SEEN_PENDING_CAPACITY);
 
   constructor(options: MessageSearchOptions) {
     this.chain = options.chain;
@@ -155,7 +160,13 @@ export class MessageSearch {
 
   #knownMessage(cid: CID): Message | undefined {
     if (this.chain.blockstore.has(cid)) return this.chain.getMessage(cid);
-    return this.#pendingMessage?.(cid);
+    const key = cid.toString();
+    const pending = this.#pendingMessage?.(cid);
+    if (pending === undefined) return this.#seenPending.get(key);
+    // Remembered: once replaced, the pool forgets the original, but a later search for its CID
+    // must still find the replacement (Lotus keeps every pooled message in its blockstore).
+    this.#seenPending.set(key, pending);
+    return pending;
   }
 
   async #search(from: TipSet, target: Target, limit: bigint, allowReplaced: boolean): Promise<MsgLookup | undefined> {

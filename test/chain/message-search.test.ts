@@ -96,6 +96,23 @@ describe('MessageSearch.search', () => {
     );
   });
 
+  test('a pending message asked about once is remembered, so its replacement is found after the pool forgot it', async () => {
+    const original = transfer({ gasPremium: 100n, gasFeeCap: 100n });
+    const replacement = transfer({ gasPremium: 200_000n, gasFeeCap: 300_000_000n });
+    const originalCid = signedMessageCid(original);
+    let pooled: Message | undefined = original.message;
+    const withPool = new MessageSearch({
+      chain: t.chain,
+      pendingMessage: (asked) => (asked.equals(originalCid) ? pooled : undefined),
+    });
+    expect(await withPool.search(t.chain.head(), originalCid, LOOKBACK_NO_LIMIT, true)).toBeUndefined();
+    pooled = undefined; // replaced in the pool
+    await t.mine([{ secp: [replacement] }]);
+    await t.mine();
+    const lookup = await withPool.search(t.chain.head(), originalCid, LOOKBACK_NO_LIMIT, true);
+    expect(lookup?.message.toString()).toBe(signedMessageCid(replacement).toString());
+  });
+
   test('another message at the same sender and nonce is an error, not a match', async () => {
     const asked = transfer({ value: 2n * FIL });
     const onChain = transfer({ value: 3n * FIL });
