@@ -18,7 +18,8 @@ import { MpoolError, MpoolErrorCode } from './errors.js';
 
 /** Lotus VerifSigCacheSize. */
 const VERIFIED_CACHE_SIZE = 32_000;
-const BATCHES = Math.max(1, Math.min(4, availableParallelism()));
+/** secp256k1 batches recovering at once: one per core, up to 4. */
+const MAX_SECP_BATCHES = Math.max(1, Math.min(4, availableParallelism()));
 
 interface PendingCheck {
   readonly signed: SignedMessage;
@@ -32,6 +33,8 @@ export class SignatureVerifier {
   #secp: PendingCheck[] = [];
   #bls: PendingCheck[] = [];
   #scheduled = false;
+  /** secp256k1 batches being recovered; while all cores are busy, new checks gather into the next batch. */
+  #secpInFlight = 0;
 
   /** Resolves when the signature is its sender's; rejects with ERR_MPOOL_INVALID_SIGNATURE. */
   verify(signed: SignedMessage): Promise<void> {
@@ -54,27 +57,36 @@ export class SignatureVerifier {
 
   #flush(): void {
     this.#scheduled = false;
-    const secp = this.#secp;
     const blsChecks = this.#bls;
-    this.#secp = [];
     this.#bls = [];
-    if (secp.length > 0) void this.#verifySecp(secp);
     if (blsChecks.length > 0) void this.#verifyBls(blsChecks);
+    this.#startSecpBatches();
+  }
+
+  /**
+   * Starts recovering the waiting secp256k1 checks on the idle cores. Under load the batches grow
+   * instead of multiplying, so the per-task cost of crossing into native code is paid per batch.
+   */
+  #startSecpBatches(): void {
+    const idle = MAX_SECP_BATCHES - this.#secpInFlight;
+    if (this.#secp.length === 0 || idle <= 0) return;
+    const waiting = this.#secp;
+    this.#secp = [];
+    const size = Math.ceil(waiting.length / idle);
+    for (let start = 0; start < waiting.length; start += size) {
+      this.#secpInFlight++;
+      void this.#verifySecp(waiting.slice(start, start + size)).finally(() => {
+        this.#secpInFlight--;
+        this.#startSecpBatches();
+      });
+    }
   }
 
   async #verifySecp(checks: readonly PendingCheck[]): Promise<void> {
-    const size = Math.ceil(checks.length / BATCHES);
-    const batches: Promise<Array<Uint8Array | null>>[] = [];
-    for (let start = 0; start < checks.length; start += size) {
-      const items = checks.slice(start, start + size).map(({ signed }) => ({
-        signature: signed.signature.data,
-        data: signingBytesOf(signed),
-      }));
-      batches.push(secp256k1.recoverBatch(items));
-    }
+    const items = checks.map(({ signed }) => ({ signature: signed.signature.data, data: signingBytesOf(signed) }));
     let keys: Array<Uint8Array | null>;
     try {
-      keys = (await Promise.all(batches)).flat();
+      keys = await secp256k1.recoverBatch(items);
     } catch (error) {
       for (const check of checks) check.reject(invalid(check.signed, (error as Error).message));
       return;
