@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, readFileSync, statSync, writeFileS
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { CID } from 'multiformats/cid';
+import { buildGenesis } from '../../src/chain/genesis/index.js';
 import { ChainStore } from '../../src/chain/index.js';
 import {
   assertStateAvailable,
@@ -21,7 +22,7 @@ import { cidOfCbor, decodeBlockHeader, encodeCbor, type TipSet } from '../../src
 import type { MessageTestChain } from '../chain/message-chain.js';
 import { vectorPath } from '../vectors/vectors-dir.js';
 import { balanceOf, keys, PARAMS } from '../vm/harness.js';
-import { buildSnapshotChain, openImported, type TempRepo, tempRepo } from './snapshot-chain.js';
+import { buildSnapshotChain, openImported, snapshotTemplate, type TempRepo, tempRepo } from './snapshot-chain.js';
 
 const EXPORT40 = vectorPath('blocks', 'export40.car');
 const HEIGHT = 24;
@@ -302,6 +303,34 @@ describe('snapshot export and import of a real chain', () => {
       expect(summary.head.key.equals(head.key)).toBe(true);
     } finally {
       db.close();
+    }
+  });
+
+  test('a repo holding only the same genesis (a node that joined the network) imports; another genesis is refused', async () => {
+    const joined = LedgerDatabase.open(join(repo.dir, 'joined.db'));
+    try {
+      const genesis = buildGenesis(joined.blockstore, snapshotTemplate(), PARAMS);
+      ChainStore.initialize({ db: joined, params: PARAMS }, genesis.cid);
+      const summary = await importSnapshot(joined, fullPath, { mode: 'snapshot', params: PARAMS });
+      expect(summary.head.key.equals(source.chain.head().key)).toBe(true);
+      expect(openImported(joined).chain.head().key.equals(source.chain.head().key)).toBe(true);
+    } finally {
+      joined.close();
+    }
+    const other = LedgerDatabase.open(join(repo.dir, 'other.db'));
+    try {
+      const genesis = buildGenesis(other.blockstore, { ...snapshotTemplate(), networkName: 'another' }, PARAMS);
+      ChainStore.initialize({ db: other, params: PARAMS }, genesis.cid);
+      const error = await importSnapshot(other, fullPath, { mode: 'snapshot', params: PARAMS }).catch(
+        (e: unknown) => e,
+      );
+      expect((error as SnapshotError).code).toBe('ERR_SNAPSHOT_GENESIS_MISMATCH');
+      // Untouched: still at its own genesis.
+      const reopened = ChainStore.open({ db: other, params: PARAMS });
+      expect(reopened.head().key.equals(reopened.genesis.key)).toBe(true);
+      expect(reopened.genesis.cids[0]!.equals(genesis.cid)).toBe(true);
+    } finally {
+      other.close();
     }
   });
 

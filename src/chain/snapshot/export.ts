@@ -7,8 +7,8 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { Blockstore } from '../../ipld/index.js';
-import { writeCar } from '../../ipld/index.js';
 import type { TipSet } from '../../types/index.js';
+import { writeCarChunked } from './car-writer.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
 import { SnapshotWalk } from './walk.js';
 
@@ -80,7 +80,7 @@ export async function exportSnapshot(
     }
   }
   try {
-    await writeCar(destination, head.cids, counted());
+    await writeCarChunked(destination, head.cids, counted());
   } finally {
     walk.close();
   }

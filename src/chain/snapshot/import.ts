@@ -20,19 +20,26 @@
  */
 import { CID } from 'multiformats/cid';
 import { DiskCidSet, type LedgerDatabase } from '../../db/index.js';
-import { type Block, type Blockstore, BlockVerificationError, CarFormatError, readCar } from '../../ipld/index.js';
+import type { Blockstore } from '../../ipld/index.js';
 import type { NetworkParams } from '../../params/index.js';
 import { blockLinks } from '../../state/index.js';
-import { type BlockHeader, DAG_CBOR_CODE, decodeBlockHeader, decodeCbor, TipSet } from '../../types/index.js';
+import {
+  type BlockHeader,
+  DAG_CBOR_CODE,
+  decodeBlockHeader,
+  decodeCbor,
+  TipSet,
+  TipSetKey,
+} from '../../types/index.js';
 import { blockMessageCids } from '../block-messages.js';
 import { tipSetWeight } from '../weight.js';
+import { CarSectionError, readCarSections } from './car-reader.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
 import { openSnapshotSource, type SnapshotSource } from './source.js';
 import { CHAIN_GENESIS_META, CHAIN_HEAD_META, recordOldestStateEpoch } from './state-window.js';
 
 const RAW_CODE = 0x55;
 const IDENTITY_CODE = 0x00;
-const BATCH_BLOCKS = 2048;
 const YIELD_EVERY_TIPSETS = 500;
 
 /** `snapshot`: a minimal or full snapshot (Lotus `--import-snapshot`); `chain`: full only (`--import-chain`). */
@@ -70,13 +77,19 @@ export interface ImportSummary {
   readonly full: boolean;
 }
 
-/** Imports the snapshot at `path` into `db`, which must not hold a chain yet. */
+/** Imports the snapshot at `path` into `db`, which must hold no chain yet, or only its genesis. */
 export async function importSnapshot(db: LedgerDatabase, path: string, options: ImportOptions): Promise<ImportSummary> {
-  const existing = db.chainIndex.getMeta(CHAIN_HEAD_META);
-  if (existing !== undefined) {
+  const existingHead = db.chainIndex.getMeta(CHAIN_HEAD_META);
+  const existingGenesis = db.chainIndex.getMeta(CHAIN_GENESIS_META);
+  // A repo holding only its genesis (a node that joined a network and has not synced) may import.
+  const onlyGenesis =
+    existingHead !== undefined &&
+    existingGenesis !== undefined &&
+    bytesMatch(existingHead, TipSetKey.fromCids([CID.decode(existingGenesis)]).bytes);
+  if (existingHead !== undefined && !onlyGenesis) {
     throw new SnapshotError(
       SnapshotErrorCode.RepoHasChain,
-      `the repo already holds a chain; import snapshot ${path} into a new repo`,
+      `the repo already holds a chain beyond its genesis; import snapshot ${path} into a new repo`,
     );
   }
   const source = await openSnapshotSource(path);
@@ -103,23 +116,15 @@ async function readBlocks(
 ): Promise<{ roots: readonly CID[]; blocks: number }> {
   let blocks = 0;
   try {
-    const car = await readCar(source.chunks());
-    let batch: Block[] = [];
-    const flush = () => {
+    const car = await readCarSections(source.chunks(), source.path);
+    for await (const batch of car.batches) {
       store.putMany(batch);
-      batch = [];
+      blocks += batch.length;
       onProgress?.({ phase: 'reading', bytesRead: source.bytesRead(), totalBytes: source.size, blocks });
-    };
-    for await (const block of car) {
-      batch.push(block);
-      blocks++;
-      if (batch.length >= BATCH_BLOCKS) flush();
     }
-    flush();
     return { roots: car.roots, blocks };
   } catch (error) {
-    if (error instanceof SnapshotError) throw error;
-    if (error instanceof CarFormatError || error instanceof BlockVerificationError) {
+    if (error instanceof CarSectionError) {
       throw new SnapshotError(
         SnapshotErrorCode.Corrupt,
         `snapshot ${source.path} is corrupt or truncated after ${blocks} blocks: ${error.message}`,

@@ -1,0 +1,124 @@
+/**
+ * A CAR v1 reader for big imports (formats.md §9). @ipld/car's streaming reader awaits several
+ * promises per block; this one parses whole read chunks synchronously and hands out blocks in
+ * batches, checking every block's bytes against its CID. A stream that ends inside a section is
+ * reported as truncated.
+ */
+import { CID } from 'multiformats/cid';
+import { type Block, verifyBlock } from '../../ipld/index.js';
+import { decodeCbor } from '../../types/index.js';
+
+/** Reads an unsigned varint at `at`; undefined when `bytes` ends first. */
+function readVarint(bytes: Uint8Array, at: number): { value: number; next: number } | undefined {
+  let value = 0;
+  let scale = 1;
+  for (let i = at; i < bytes.length && i < at + 8; i++) {
+    const byte = bytes[i]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return { value, next: i + 1 };
+    scale *= 0x80;
+  }
+  if (bytes.length - at >= 8) throw new Error(`varint at byte ${at} is too long`);
+  return undefined;
+}
+
+export interface CarSections {
+  readonly roots: readonly CID[];
+  /** Blocks in file order, verified, in batches of whatever each read chunk held. */
+  readonly batches: AsyncIterable<Block[]>;
+}
+
+/** What is wrong with the bytes, and where; the importer turns it into a SnapshotError. */
+export class CarSectionError extends Error {
+  readonly offset: number;
+
+  constructor(offset: number, reason: string, cause?: unknown) {
+    super(`at byte ${offset}: ${reason}`, cause === undefined ? undefined : { cause });
+    this.offset = offset;
+  }
+}
+
+function corrupt(_path: string, offset: number, reason: string, cause?: unknown): CarSectionError {
+  return new CarSectionError(offset, reason, cause);
+}
+
+function parseHeader(bytes: Uint8Array, path: string): readonly CID[] {
+  let header: unknown;
+  try {
+    header = decodeCbor(bytes, 'CAR header');
+  } catch (error) {
+    throw corrupt(path, 0, `the CAR header is not DAG-CBOR (${(error as Error).message})`, error);
+  }
+  const { version, roots } = (header ?? {}) as { version?: unknown; roots?: unknown };
+  if (version === 2) throw corrupt(path, 0, 'CARv2 files are not supported: unwrap it to CAR v1 first');
+  if (version !== 1 || !Array.isArray(roots)) throw corrupt(path, 0, 'not a CAR v1 header ({roots, version: 1})');
+  return roots.map((root) => {
+    const cid = CID.asCID(root);
+    if (cid === null) throw corrupt(path, 0, 'a CAR root is not a CID');
+    return cid;
+  });
+}
+
+export async function readCarSections(source: AsyncIterable<Uint8Array>, path: string): Promise<CarSections> {
+  const iterator = source[Symbol.asyncIterator]();
+  let buffer: Uint8Array = new Uint8Array(0);
+  /** File offset of `buffer[0]`. */
+  let offset = 0;
+  let ended = false;
+  const more = async (): Promise<boolean> => {
+    if (ended) return false;
+    const next = await iterator.next();
+    if (next.done === true) {
+      ended = true;
+      return false;
+    }
+    buffer = buffer.length === 0 ? next.value : Buffer.concat([buffer, next.value]);
+    return true;
+  };
+  // The header: varint length, then the DAG-CBOR map.
+  let length: { value: number; next: number } | undefined;
+  for (;;) {
+    length = readVarint(buffer, 0);
+    if (length !== undefined && buffer.length >= length.next + length.value) break;
+    if (!(await more())) throw corrupt(path, buffer.length, 'the file ends inside the CAR header');
+  }
+  const roots = parseHeader(buffer.subarray(length.next, length.next + length.value), path);
+  buffer = buffer.subarray(length.next + length.value);
+  offset = length.next + length.value;
+
+  async function* batches(): AsyncGenerator<Block[]> {
+    for (;;) {
+      const blocks: Block[] = [];
+      let at = 0;
+      for (;;) {
+        const section = readVarint(buffer, at);
+        if (section === undefined || buffer.length < section.next + section.value) break;
+        const body = buffer.subarray(section.next, section.next + section.value);
+        let cid: CID;
+        let bytes: Uint8Array;
+        try {
+          const [decoded, rest] = CID.decodeFirst(body);
+          cid = decoded;
+          bytes = rest;
+        } catch (error) {
+          throw corrupt(path, offset + at, `invalid CID (${(error as Error).message})`, error);
+        }
+        try {
+          verifyBlock(cid, bytes);
+        } catch (error) {
+          throw corrupt(path, offset + at, (error as Error).message, error);
+        }
+        blocks.push({ cid, bytes });
+        at = section.next + section.value;
+      }
+      buffer = buffer.subarray(at);
+      offset += at;
+      if (blocks.length > 0) yield blocks;
+      if (!(await more())) {
+        if (buffer.length > 0) throw corrupt(path, offset, 'the file ends inside a block (truncated)');
+        return;
+      }
+    }
+  }
+  return { roots, batches: batches() };
+}
