@@ -7,9 +7,11 @@ import { chainExportCommand } from './commands/chain-export.js';
 import { daemonCommand } from './commands/daemon.js';
 import { devnetCommand } from './commands/devnet.js';
 import { mpoolCommand } from './commands/mpool.js';
+import { netCommand } from './commands/net.js';
 import { proofsCommand } from './commands/proofs.js';
 import { sendCommand } from './commands/send.js';
 import { stateCommand } from './commands/state.js';
+import { syncCommand } from './commands/sync.js';
 import { versionCommand } from './commands/version.js';
 import { walletCommand } from './commands/wallet.js';
 
@@ -31,6 +33,8 @@ export function buildProgram(): Command {
     .addCommand(sendCommand())
     .addCommand(mpoolCommand())
     .addCommand(stateCommand())
+    .addCommand(netCommand())
+    .addCommand(syncCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())
     .addCommand(proofsCommand());

@@ -196,6 +196,19 @@ export class LedgerNetwork {
     }
   }
 
+  async disconnect(peer: string): Promise<void> {
+    let id: ReturnType<typeof peerIdFromString>;
+    try {
+      id = peerIdFromString(peer);
+    } catch (error) {
+      throw new NetError(
+        NetErrorCode.BadAddress,
+        `invalid peer id ${JSON.stringify(peer)}: ${(error as Error).message}`,
+      );
+    }
+    await this.host.hangUp(id);
+  }
+
   peers(): PeerInfo[] {
     const byPeer = new Map<string, string[]>();
     for (const connection of this.host.getConnections()) {

@@ -26,6 +26,7 @@ import { createLogger } from './logger.js';
 import type { Mining } from './mining.js';
 import { type MpoolServices, openMpool } from './mpool-services.js';
 import { NETWORK_PRESETS, type NetworkName } from './network.js';
+import { type NetworkServices, startNetworkServices } from './network-services.js';
 import { Repo } from './repo.js';
 import type { RepoLock } from './repo-lock.js';
 import { packageVersion } from './version.js';
@@ -48,6 +49,16 @@ export interface StartOptions {
    * A repo that already holds a devnet opens its chain even without this.
    */
   readonly devnet?: DevnetStartOptions;
+  /** The libp2p side: listen and bootstrap multiaddrs; `enabled: false` runs without a host. */
+  readonly p2p?: P2pOptions;
+}
+
+export interface P2pOptions {
+  readonly enabled?: boolean;
+  /** Default: one random TCP port on 127.0.0.1. */
+  readonly listen?: readonly string[];
+  /** Peers to dial at start (`daemon --bootstrap <multiaddr>`). */
+  readonly bootstrap?: readonly string[];
 }
 
 export interface DevnetStartOptions extends DevnetOptions {
@@ -99,6 +110,8 @@ export class LedgerNode {
   /** Mints API tokens with the repo's secret. */
   readonly tokens: TokenAuthority;
   readonly wallet: Wallet;
+  /** The libp2p host and the sync manager; with the chain unless p2p is disabled. */
+  readonly net: NetworkServices | undefined;
   readonly #server: RpcServer;
   readonly #lock: RepoLock;
   #stopping: Promise<void> | undefined;
@@ -114,6 +127,7 @@ export class LedgerNode {
     mpool: MpoolServices | undefined;
     tokens: TokenAuthority;
     wallet: Wallet;
+    net: NetworkServices | undefined;
   }) {
     this.repo = parts.repo;
     this.logger = parts.logger;
@@ -125,6 +139,7 @@ export class LedgerNode {
     this.mpool = parts.mpool;
     this.tokens = parts.tokens;
     this.wallet = parts.wallet;
+    this.net = parts.net;
   }
 
   static async start(options: StartOptions): Promise<LedgerNode> {
@@ -132,6 +147,7 @@ export class LedgerNode {
     repo.init();
     const lock = repo.lock();
     let chain: ChainServices | undefined;
+    let net: NetworkServices | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
       const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
@@ -146,10 +162,27 @@ export class LedgerNode {
       chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
       const mpool = chain === undefined ? undefined : await openMpool({ services: chain, wallet, logger });
       // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
+      net =
+        chain === undefined || options.p2p?.enabled === false
+          ? undefined
+          : await startNetworkServices({
+              repoPath: repo.path,
+              services: chain,
+              logger,
+              pool: mpool?.pool,
+              ...(options.p2p?.listen === undefined ? {} : { listen: options.p2p.listen }),
+              ...(options.p2p?.bootstrap === undefined ? {} : { bootstrap: options.p2p.bootstrap }),
+            });
       const mining =
         chain === undefined
           ? undefined
-          : (await import('./mining.js')).createMining({ services: chain, wallet, logger, messages: mpool?.pool });
+          : (await import('./mining.js')).createMining({
+              services: chain,
+              wallet,
+              logger,
+              messages: mpool?.pool,
+              onBlock: net?.publishBlock,
+            });
       const context: RpcContext = {
         node: {
           version: `${packageVersion()}+${network}`,
@@ -169,6 +202,7 @@ export class LedgerNode {
             }),
         ...(mining === undefined ? {} : { mining: mining.rpc }),
         ...(mpool === undefined ? {} : { mpool }),
+        ...(net === undefined ? {} : { net: { network: net.network, sync: net.sync } }),
       };
       const { host, port } = parseListenAddress(config.api.listenAddress);
       const server = await RpcServer.start({
@@ -180,10 +214,14 @@ export class LedgerNode {
       });
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);
-      if (options.devnet?.mine !== false) mining?.loop.start();
+      // A node mines the devnet's miner only with its worker key: a node that joined the devnet follows it.
+      if (options.devnet?.mine !== false && chain !== undefined && wallet.has(chain.devnet.worker)) {
+        mining?.loop.start();
+      }
       logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
-      return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, mpool, tokens, wallet });
+      return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, mpool, tokens, wallet, net });
     } catch (error) {
+      await net?.stop().catch(() => undefined);
       chain?.db.close();
       lock.release();
       throw error;
@@ -198,6 +236,7 @@ export class LedgerNode {
     this.#stopping ??= (async () => {
       try {
         await this.mining?.loop.stop();
+        await this.net?.stop();
         await this.#server.close();
         await this.chain?.chain.settled();
         await this.mpool?.pool.close();

@@ -7,7 +7,9 @@
 import type { ChainStore, TipSetStates } from '../chain/index.js';
 import type { BlockTemplate } from '../miner/index.js';
 import type { GasEstimator, MessagePool, MessageSigner } from '../mpool/index.js';
+import type { LedgerNetwork } from '../net/index.js';
 import type { NetworkParams } from '../params/index.js';
+import type { SyncManager } from '../sync/index.js';
 import type { Address, BlockMsg, TipSet } from '../types/index.js';
 import type { Wallet } from '../wallet/index.js';
 import type { TokenAuthority } from './auth.js';
@@ -48,6 +50,12 @@ export interface MpoolContext {
   readonly signer: MessageSigner;
 }
 
+/** The libp2p host and the sync manager (src/net, src/sync, wired by src/node): the Net*, ID and Sync* methods. */
+export interface NetContext {
+  readonly network: LedgerNetwork;
+  readonly sync: SyncManager;
+}
+
 export interface RpcContext {
   readonly node: NodeInfo;
   readonly wallet: Wallet;
@@ -58,4 +66,6 @@ export interface RpcContext {
   readonly mining?: MiningContext;
   /** Absent without a chain, like `chain`. */
   readonly mpool?: MpoolContext;
+  /** Absent without a chain, like `chain`. */
+  readonly net?: NetContext;
 }

@@ -162,13 +162,20 @@ export class SyncManager {
     const cid = blockCid(block.header);
     const bad = this.badBlocks.get(cid);
     if (bad !== undefined) throw new SyncError(SyncErrorCode.BadChain, `block ${cid} is marked bad: ${bad.reason}`);
+    const worker = this.#newWorker();
+    worker.init(this.#chain.head(), TipSet.fromHeaders([block.header]));
+    worker.setStage(SyncStage.Messages);
     try {
       const tipSet = await this.#validator.validateTipSet([block]);
       this.#store(tipSet, [block]);
+      worker.advance(tipSet);
+      worker.setStage(SyncStage.Complete);
       return this.#mergeSiblings(tipSet);
     } catch (error) {
-      if (isValidationFailure(error) && !isTemporal(error))
+      if (isValidationFailure(error) && !isTemporal(error)) {
         this.badBlocks.add(cid, { reason: (error as Error).message });
+      }
+      worker.error(error);
       throw error;
     }
   }
@@ -409,7 +416,7 @@ export class SyncManager {
       throw error;
     }
     this.#store(full.tipSet, full.blocks);
-    worker.setHeight(full.tipSet.height);
+    worker.advance(full.tipSet);
   }
 
   /**

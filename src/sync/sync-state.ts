@@ -1,7 +1,9 @@
 /**
  * What each sync worker is doing (Lotus `chain/syncstate.go`, `api.SyncState`): base and target
  * tipsets, stage, current height, start/end times and the error. Stage numbers and names are
- * Lotus's (lotus-api.md §8.1); the JSON is `SyncState` `{ActiveSyncs, VMApplied}`.
+ * Lotus's (lotus-api.md §8.1); the JSON is `SyncState` `{ActiveSyncs, VMApplied}`. One difference:
+ * Base moves up as tipsets are validated (Lotus keeps the starting head), so a worker that reached
+ * its target shows `Height diff: 0`, the spec's sign of a synced node.
  */
 import { type TipSet, type TipSetJson, tipSetToLotusJson } from '../types/index.js';
 
@@ -60,6 +62,15 @@ export class SyncWorkerState {
 
   setHeight(height: bigint): void {
     this.height = height;
+  }
+
+  /**
+   * A tipset was validated and added: it becomes the base, so `Height diff` (target − base) counts
+   * what is left and reads 0 once the worker reached its target.
+   */
+  advance(tipSet: TipSet): void {
+    this.base = tipSet;
+    this.height = tipSet.height;
   }
 
   error(error: unknown): void {

@@ -20,6 +20,9 @@ interface DaemonOptions {
   apiMaxReqSize?: number;
   importSnapshot?: string;
   importChain?: string;
+  genesis?: string;
+  bootstrap?: string[];
+  libp2pListen?: string[];
 }
 
 export function daemonCommand(): Command {
@@ -45,8 +48,18 @@ export function daemonCommand(): Command {
       ).conflicts('importChain'),
     )
     .option('--import-chain <file>', 'first import a full chain snapshot (state trees back to genesis)')
+    .option(
+      '--genesis <genesis.car>',
+      'join an existing devnet: import its genesis (its devnet.json is read from beside the CAR) and sync from peers',
+    )
+    .option('--bootstrap <multiaddr...>', 'peers to connect to at start (…/p2p/<peer id>)')
+    .option('--libp2p-listen <multiaddr...>', 'libp2p listen addresses (default /ip4/127.0.0.1/tcp/0)')
     .action(async (options: DaemonOptions, command: Command) => {
       const repoPath = command.optsWithGlobals<GlobalOptions>().repo ?? defaultRepoPath();
+      if (options.genesis !== undefined) {
+        const { importGenesisIntoRepo } = await import('../genesis-import.js');
+        await importGenesisIntoRepo(repoPath, options.genesis);
+      }
       const snapshot = options.importChain ?? options.importSnapshot;
       if (snapshot !== undefined) {
         const { importSnapshotIntoRepo } = await import('../snapshot-import.js');
@@ -62,6 +75,10 @@ export function daemonCommand(): Command {
       const node = await LedgerNode.start({
         repoPath,
         overrides: { apiPort: options.api, network: options.network, maxRequestSize: options.apiMaxReqSize },
+        p2p: {
+          ...(options.bootstrap === undefined ? {} : { bootstrap: options.bootstrap }),
+          ...(options.libp2pListen === undefined ? {} : { listen: options.libp2pListen }),
+        },
       });
       await stopOnSignal(node);
     });

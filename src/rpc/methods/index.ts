@@ -6,9 +6,11 @@ import { commonMethods } from './common.js';
 import { gasMethods } from './gas.js';
 import { minerMethods } from './miner.js';
 import { mpoolMethods } from './mpool.js';
+import { netMethods } from './net.js';
 import { snapshotMethods } from './snapshot.js';
 import { stateMethods } from './state.js';
 import { stateMessageMethods } from './state-messages.js';
+import { syncMethods } from './sync.js';
 import { walletMethods } from './wallet.js';
 
 export const allMethods: readonly RpcMethod[] = [
@@ -22,4 +24,6 @@ export const allMethods: readonly RpcMethod[] = [
   ...minerMethods,
   ...mpoolMethods,
   ...gasMethods,
+  ...netMethods,
+  ...syncMethods,
 ];
