@@ -115,6 +115,7 @@ describe('on the genesis', () => {
 
   test('ChainGetTipSetByHeight: the tipset at a height, Lotus errors outside the chain', async () => {
     expect(await devnet.rpc('ChainGetTipSetByHeight', [0, null], 'none')).toEqual(genesis);
+    expect(await devnet.rpc('ChainGetTipSetAfterHeight', [0, null], 'none')).toEqual(genesis);
     expect((await rpcError('ChainGetTipSetByHeight', [-1, null])).message).toBe('height -1 is negative');
     expect((await rpcError('ChainGetTipSetByHeight', [5, []])).message).toBe(
       'looking for tipset with height greater than start point, req: 5, head: 0',
@@ -241,6 +242,12 @@ describe('blocks with a message', () => {
       expect(receipts[0]!.GasUsed).toBeGreaterThan(0);
       expect(await devnet.rpc('WalletBalance', [accounts[1]])).toBe((10_001n * FILECOIN_PRECISION).toString());
       expect(await devnet.rpc('ChainGetTipSetByHeight', [first.Height, null])).toEqual(first);
+      expect(await devnet.rpc('ChainGetTipSetAfterHeight', [first.Height, null])).toEqual(first);
+      expect(await devnet.rpc('ChainGetMessagesInTipset', [first.Cids], 'none')).toEqual([
+        { Cid: signed.CID, Message: signed.Message },
+      ]);
+      expect(await devnet.rpc('ChainGetMessagesInTipset', [second.Cids], 'none')).toBeNull();
+      expect(await devnet.rpc('ChainGetMessagesInTipset', [genesis.Cids], 'none')).toBeNull();
     },
     PROOF_TIMEOUT_MS,
   );

@@ -85,6 +85,20 @@ export const chainGetTipSetByHeight = declareMethod({
   },
 });
 
+export const chainGetTipSetAfterHeight = declareMethod({
+  name: 'ChainGetTipSetAfterHeight',
+  description:
+    'Looks back from a tipset (null or [] for the head) for the tipset at a height; at a null round it returns the first tipset after it.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [epochParam('height', 'the epoch'), tipSetKeyParam('tsk', 'the tipset to look back from')],
+  result: tipSetResult('the tipset at that height, or the one after a null round'),
+  handler: ([height, key], context) => {
+    const { store } = chainOf(context);
+    return store.getTipSetByHeight(height, store.tipSetOrHead(key), false);
+  },
+});
+
 export const chainGetBlock = declareMethod({
   name: 'ChainGetBlock',
   description: 'Returns a block header by its CID.',
@@ -130,6 +144,22 @@ export const chainGetParentMessages = declareMethod({
   },
 });
 
+export const chainGetMessagesInTipset = declareMethod({
+  name: 'ChainGetMessagesInTipset',
+  description:
+    'Returns the messages included in a tipset (executed by its children), de-duplicated, in execution order; null for genesis or when there are none.',
+  permission: 'read',
+  apiVersions: BOTH,
+  params: [tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
+  result: apiMessagesResult('[{Cid, Message}] with the chain CID and the unsigned message, or null'),
+  handler: ([key], context): ApiMessage[] | null => {
+    const { store } = chainOf(context);
+    const tipSet = store.tipSetOrHead(key);
+    if (tipSet.height === 0n) return null;
+    return store.tipSetMessages(tipSet).map((m) => ({ cid: m.cid, message: m.message }));
+  },
+});
+
 export const chainGetParentReceipts = declareMethod({
   name: 'ChainGetParentReceipts',
   description:
@@ -161,9 +191,11 @@ export const chainMethods = [
   chainGetGenesis,
   chainGetTipSet,
   chainGetTipSetByHeight,
+  chainGetTipSetAfterHeight,
   chainGetBlock,
   chainGetBlockMessages,
   chainGetParentMessages,
+  chainGetMessagesInTipset,
   chainGetParentReceipts,
   chainGetMessage,
 ];
