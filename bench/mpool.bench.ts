@@ -59,9 +59,12 @@ const mainModule = pathToFileURL(fileURLToPath(new URL('../src/cli/main.ts', imp
 
 function startLedger(repo: string): ChildProcess {
   const script = `import { main } from ${JSON.stringify(mainModule)}; await main(['node', 'ledger', ...process.argv.slice(1)]);`;
+  // LEDGER_BENCH_CPU_PROF=<dir>: write the daemon's CPU profile there (to find where the time goes).
+  const profile = process.env.LEDGER_BENCH_CPU_PROF;
   return spawn(
     process.execPath,
     [
+      ...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]),
       '--import',
       'tsx',
       '--input-type=module',
@@ -376,6 +379,7 @@ const ours = await benchLedger();
 let theirs: PoolMeasurement[] = [];
 let ganacheError: string | undefined;
 try {
+  if (process.env.LEDGER_BENCH_SKIP_GANACHE === '1') throw new Error('skipped (LEDGER_BENCH_SKIP_GANACHE=1)');
   theirs = await benchGanache();
 } catch (error) {
   ganacheError = (error as Error).message;

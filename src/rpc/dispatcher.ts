@@ -84,8 +84,11 @@ export class Dispatcher {
     this.#logger = options.logger;
   }
 
-  /** Answers a request body; `undefined` when nothing is to be sent back (only notifications). */
-  async handle(body: string, permissions: readonly string[], signal?: AbortSignal): Promise<string | undefined> {
+  /**
+   * Answers a request body; `undefined` when nothing is to be sent back (only notifications).
+   * `signal` gives the call's abort signal, made only when a method asks for it.
+   */
+  async handle(body: string, permissions: readonly string[], signal?: () => AbortSignal): Promise<string | undefined> {
     if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
     let parsed: unknown;
     try {
@@ -109,7 +112,7 @@ export class Dispatcher {
   async #handleOne(
     request: unknown,
     permissions: readonly string[],
-    signal: AbortSignal | undefined,
+    signal: (() => AbortSignal) | undefined,
   ): Promise<Response | undefined> {
     if (!isPlainObject(request)) return errorResponse(null, invalidRequest('expected a request object'));
     // A request without an id member is a notification: nothing is answered, not even an error —
@@ -134,7 +137,7 @@ export class Dispatcher {
   async #call(
     { method: name, params }: Envelope,
     permissions: readonly string[],
-    signal: AbortSignal | undefined,
+    signal: (() => AbortSignal) | undefined,
   ): Promise<unknown> {
     const method = this.#byName.get(name);
     if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
@@ -157,7 +160,14 @@ export class Dispatcher {
         });
       }
     });
-    const call: CallInfo = { apiVersion: this.#apiVersion, permissions, methods: this.#methods, signal };
+    const call: CallInfo = {
+      apiVersion: this.#apiVersion,
+      permissions,
+      methods: this.#methods,
+      get signal() {
+        return signal?.();
+      },
+    };
     return method.invoke(decoded, this.#context, call);
   }
 

@@ -138,16 +138,24 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal) {
     });
     app.post(`/rpc/v${apiVersion}`, async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
-      // Aborted when the server stops or the client hangs up before its answer.
-      const call = new AbortController();
-      const abort = () => call.abort(new Error('the client went away'));
-      reply.raw.once('close', abort);
-      const signal = AbortSignal.any([stopping, call.signal]);
+      // Aborted when the server stops or the client hangs up before its answer; made only for the
+      // methods that wait (most calls never ask, and an abort signal per request costs).
+      let signal: AbortSignal | undefined;
+      let hangUp: (() => void) | undefined;
+      const signalOf = (): AbortSignal => {
+        if (signal === undefined) {
+          const call = new AbortController();
+          hangUp = () => call.abort(new Error('the client went away'));
+          reply.raw.once('close', hangUp);
+          signal = AbortSignal.any([stopping, call.signal]);
+        }
+        return signal;
+      };
       let response: string | undefined;
       try {
-        response = await dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signal);
+        response = await dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signalOf);
       } finally {
-        reply.raw.off('close', abort);
+        if (hangUp !== undefined) reply.raw.off('close', hangUp);
       }
       if (response === undefined) return reply.code(204).send();
       return reply.code(200).type('application/json').send(`${response}\n`);
