@@ -14,7 +14,9 @@ import {
   type TipSet,
 } from '../types/index.js';
 import { toHex } from '../utils/bytes.js';
+import { LruCache } from '../utils/lru-cache.js';
 import { blsChainMessage, circulatingSupply, ExitCode, signedChainMessage, Vm } from '../vm/index.js';
+import { CachedBlockstore } from './cached-blockstore.js';
 import type { MpoolChain } from './chain.js';
 import { GasEstimationError, GasEstimationErrorCode, MpoolError, MpoolErrorCode } from './errors.js';
 import type { MessagePool } from './message-pool.js';
@@ -28,6 +30,7 @@ export const DEFAULT_MAX_FEE = 70_000_000_000_000_000n;
 /** Blocks GasEstimateMessageGas asks the premium and fee cap estimates for. */
 const PREMIUM_BLOCKS = 10;
 const FEE_CAP_QUEUE_BLOCKS = 20;
+const SUPPLY_CACHE_SIZE = 8;
 
 /** Lotus `MessageSendSpec`: the fee limit, and whether to spend all of it on the fee cap. */
 export interface MessageSendSpec {
@@ -82,11 +85,15 @@ export class GasEstimator {
   readonly #chain: MpoolChain;
   readonly #pool: MessagePool;
   readonly #random: () => number;
+  readonly #blocks: CachedBlockstore;
+  /** Circulating supply by state root: it depends on the state only, and costs several actor reads. */
+  readonly #supply = new LruCache<string, bigint>(SUPPLY_CACHE_SIZE);
 
   constructor(options: GasEstimatorOptions) {
     this.#chain = options.chain;
     this.#pool = options.pool;
     this.#random = options.random ?? Math.random;
+    this.#blocks = new CachedBlockstore(options.chain.blockstore);
   }
 
   /**
@@ -96,7 +103,7 @@ export class GasEstimator {
   async estimateGasLimit(message: Message, tipSet: TipSet = this.#chain.head()): Promise<bigint> {
     const params = this.#pool.params;
     const stateRoot = await this.#chain.stateAfter(tipSet);
-    const buffer = new BufferedBlockstore(this.#chain.blockstore);
+    const buffer = new BufferedBlockstore(this.#blocks);
     try {
       const tree = StateTree.load(buffer, stateRoot);
       const senderId = tree.lookupId(message.from);
@@ -112,7 +119,7 @@ export class GasEstimator {
         timestamp: tipSet.timestamp + params.blockDelaySecs,
         // A zero fee cap runs at a zero base fee: gas is free while estimating.
         baseFee: 0n,
-        circulatingSupply: circulatingSupply(tree, params),
+        circulatingSupply: this.#circulatingSupply(stateRoot.toString(), tree),
         tracing: false,
       });
       for (const prior of this.#pool.pendingFor(message.from)) {
@@ -154,6 +161,15 @@ export class GasEstimator {
     } finally {
       buffer.discard();
     }
+  }
+
+  #circulatingSupply(root: string, tree: StateTree): bigint {
+    let supply = this.#supply.get(root);
+    if (supply === undefined) {
+      supply = circulatingSupply(tree, this.#pool.params);
+      this.#supply.set(root, supply);
+    }
+    return supply;
   }
 
   /** What OnChainMessage charges the message for once signed by its sender's key type. */
