@@ -88,6 +88,8 @@ export class GasEstimator {
   readonly #blocks: CachedBlockstore;
   /** Circulating supply by state root: it depends on the state only, and costs several actor reads. */
   readonly #supply = new LruCache<string, bigint>(SUPPLY_CACHE_SIZE);
+  /** The premium before noise, by tipset and block count: recomputing it walks 2n tipsets of messages. */
+  readonly #premiums = new LruCache<string, bigint>(SUPPLY_CACHE_SIZE);
 
   constructor(options: GasEstimatorOptions) {
     this.#chain = options.chain;
@@ -195,8 +197,21 @@ export class GasEstimator {
 
   /** Lotus `GasEstimateGasPremium`: what recent blocks' messages paid, with a little noise. */
   estimateGasPremium(blocksIncluded: number, tipSet: TipSet = this.#chain.head()): bigint {
-    const params = this.#pool.params;
     const nblocks = Math.min(Math.max(Math.trunc(blocksIncluded), 1), MAX_GAS_HISTORY);
+    const cacheKey = `${tipSet.key}/${nblocks}`;
+    let premium = this.#premiums.get(cacheKey);
+    if (premium === undefined) {
+      premium = this.#historicPremium(nblocks, tipSet);
+      this.#premiums.set(cacheKey, premium);
+    }
+    // Noise (mean 1, deviation 0.5 %) so that senders do not all bid the same premium.
+    const noise = 1 + normal(this.#random) * 0.005;
+    return (premium * (BigInt(Math.floor(noise * 2 ** 32)) + 1n)) / 2n ** 32n;
+  }
+
+  /** The gas-weighted premium of the messages in the 2 × nblocks tipsets before `tipSet`, at least the minimum. */
+  #historicPremium(nblocks: number, tipSet: TipSet): bigint {
+    const params = this.#pool.params;
     const prices: Array<{ premium: bigint; gasLimit: bigint }> = [];
     let blocks = 0;
     let current = tipSet;
@@ -223,9 +238,7 @@ export class GasEstimator {
     if (premium < MIN_GAS_PREMIUM) {
       premium = nblocks === 1 ? 2n * MIN_GAS_PREMIUM : nblocks === 2 ? (3n * MIN_GAS_PREMIUM) / 2n : MIN_GAS_PREMIUM;
     }
-    // Noise (mean 1, deviation 0.5 %) so that senders do not all bid the same premium.
-    const noise = 1 + normal(this.#random) * 0.005;
-    return (premium * (BigInt(Math.floor(noise * 2 ** 32)) + 1n)) / 2n ** 32n;
+    return premium;
   }
 
   /** Lotus `GasEstimateMessageGas`: fills the zero gas fields, then caps the fee at MaxFee. */
