@@ -167,18 +167,37 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 }
 
 /**
- * Runs autocannon with one request body per call from `bodies` (cycled through `next`), counting
- * answers with a `result` as accepted. `amount` bounds the run when bodies are finite.
+ * Runs autocannon: one request body per call from `body` when it is a function, else the same
+ * body every time. Accepted calls are counted by `accepted` after the run when given (cheap for the
+ * load generator: it then never buffers a response body), else per response (an answer with a
+ * `result`; an error answer is not accepted). `amount` bounds the run instead of the duration.
  */
 async function load(
   url: string,
   impl: string,
   caseName: string,
-  options: { token?: string; body: () => string; amount?: number; note?: string },
+  options: {
+    token?: string;
+    body: string | (() => string);
+    amount?: number;
+    note?: string;
+    accepted?: (result: autocannon.Result) => Promise<number>;
+  },
 ): Promise<PoolMeasurement> {
-  let accepted = 0;
+  let counted = 0;
   let errors = 0;
   let firstError: string | undefined;
+  const { body, accepted: countAccepted } = options;
+  const onResponse =
+    countAccepted === undefined
+      ? (_status: number, responseBody: string) => {
+          if (responseBody.includes('"result"')) counted++;
+          else {
+            errors++;
+            firstError ??= responseBody.slice(0, 300);
+          }
+        }
+      : undefined;
   const result = await autocannon({
     url,
     method: 'POST',
@@ -188,19 +207,18 @@ async function load(
       'content-type': 'application/json',
       ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
     },
-    requests: [
-      {
-        setupRequest: (request) => ({ ...request, body: options.body() }),
-        onResponse: (_status, body) => {
-          if (body.includes('"result"')) accepted++;
-          else {
-            errors++;
-            firstError ??= body.slice(0, 300);
-          }
-        },
-      },
-    ],
+    ...(typeof body === 'string' && onResponse === undefined
+      ? { body }
+      : {
+          requests: [
+            {
+              ...(typeof body === 'string' ? { body } : { setupRequest: (request) => ({ ...request, body: body() }) }),
+              ...(onResponse === undefined ? {} : { onResponse }),
+            },
+          ],
+        }),
   });
+  const accepted = countAccepted === undefined ? counted : await countAccepted(result);
   const seconds = result.duration;
   if (firstError !== undefined) console.error(`  ${caseName} [${impl}] first error: ${firstError}`);
   const measurement: PoolMeasurement = {
@@ -209,7 +227,7 @@ async function load(
     opsPerSec: accepted / seconds,
     requests: result.requests.total,
     accepted,
-    errors: errors + result.errors + result.timeouts,
+    errors: errors + result.errors + result.timeouts + result.non2xx,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     seconds: Number(seconds.toFixed(2)),
@@ -221,8 +239,13 @@ async function load(
   return measurement;
 }
 
-function chainHeadBody(): string {
-  return JSON.stringify({ jsonrpc: '2.0', method: 'Filecoin.ChainHead', params: [], id: 1 });
+const CHAIN_HEAD_BODY = JSON.stringify({ jsonrpc: '2.0', method: 'Filecoin.ChainHead', params: [], id: 1 });
+
+/** ChainHead under load: checked to answer a tipset first, then every 2xx answer counts. */
+async function chainHead(url: string, impl: string): Promise<PoolMeasurement> {
+  const head = (await rpc(url, 'Filecoin.ChainHead')).result as { Cids?: unknown[] } | undefined;
+  if (!Array.isArray(head?.Cids)) throw new Error(`ChainHead [${impl}] did not answer a tipset`);
+  return load(url, impl, 'ChainHead', { body: CHAIN_HEAD_BODY, accepted: async (result) => result['2xx'] });
 }
 
 /** MpoolPushMessage bodies cycling over the senders: a 1 attoFIL transfer, gas left to the node. */
@@ -319,19 +342,17 @@ async function benchLedger(): Promise<PoolMeasurement[]> {
     const bodies = preSign(keys, recipient, baseFee);
     let next = 0;
     const results: PoolMeasurement[] = [];
+    // Accepted = what the pool holds afterwards (mining is off, so nothing leaves it).
+    const pooled = async () => ((await rpc(url, 'Filecoin.MpoolPending', [null])).result as unknown[]).length;
     results.push(
       await load(url, 'ledger', 'MpoolPush (pre-signed secp256k1, 100 senders)', {
         token,
         amount: bodies.length,
         body: () => bodies[next++ % bodies.length] as string,
+        accepted: pooled,
       }),
     );
-    const pending = (await rpc(url, 'Filecoin.MpoolPending', [null])).result as unknown[];
-    const pushed = results[0] as PoolMeasurement;
-    if (pending.length !== pushed.accepted) {
-      throw new Error(`MpoolPending holds ${pending.length} messages but ${pushed.accepted} pushes were accepted`);
-    }
-    results.push(await load(url, 'ledger', 'ChainHead', { body: chainHeadBody }));
+    results.push(await chainHead(url, 'ledger'));
     results.push(
       await load(url, 'ledger', 'MpoolPushMessage (gas estimated, 100 senders)', {
         token,
@@ -361,7 +382,7 @@ async function benchGanache(): Promise<PoolMeasurement[]> {
     if (accounts.length < SENDERS) throw new Error(`Ganache has ${accounts.length} accounts, not ${SENDERS}`);
     const senders = accounts.slice(0, SENDERS);
     const results: PoolMeasurement[] = [];
-    results.push(await load(url, 'ganache', 'ChainHead', { body: chainHeadBody }));
+    results.push(await chainHead(url, 'ganache'));
     results.push(
       await load(url, 'ganache', 'MpoolPushMessage (gas estimated, 100 senders)', {
         body: pushMessageBodies(senders, senders[0] as string),
