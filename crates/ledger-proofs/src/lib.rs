@@ -7,6 +7,7 @@
 
 pub mod circuits;
 pub mod error;
+pub mod groth16;
 pub mod inputs;
 pub mod param_cache;
 pub mod piece;
@@ -17,6 +18,7 @@ pub mod registry;
 pub mod seal;
 pub mod sector_files;
 pub mod settings;
+pub mod winning_snark;
 
 pub use circuits::Circuit;
 pub use error::{ProofsError, Result};
