@@ -6,9 +6,12 @@
  * minimal one refuses older state queries naming its oldest epoch with state, and a truncated
  * snapshot fails the import and leaves the repo as it was.
  */
+
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { buildProgram } from '../../src/cli/main.js';
 import { importSnapshotIntoRepo } from '../../src/cli/snapshot-import.js';
 import { DATABASE_FILE } from '../../src/node/chain-services.js';
 import { DEVNET_FILE } from '../../src/node/devnet.js';
@@ -56,6 +59,29 @@ test(
     ]);
     expect(minimal.Full).toBe(false);
     expect(statSync(minimalPath).size).toBeLessThan(statSync(fullPath).size);
+    // The CLI: `ledger chain export --tipset <height> --recent-stateroots 2 <file>` through the node.
+    const cliPath = join(out, 'cli.car');
+    const printed: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    const previous = process.env.LEDGER_API_INFO;
+    process.env.LEDGER_API_INFO = `${source.token}:${source.node.apiAddress}`;
+    try {
+      await buildProgram().parseAsync(
+        ['chain', 'export', '--tipset', String(H), '--recent-stateroots', String(RECENT), cliPath],
+        { from: 'user' },
+      );
+    } finally {
+      write.mockRestore();
+      if (previous === undefined) delete process.env.LEDGER_API_INFO;
+      else process.env.LEDGER_API_INFO = previous;
+    }
+    expect(printed.join('')).toMatch(
+      new RegExp(`cli\\.car: minimal snapshot of epoch ${atH.Height} .*state from epoch`),
+    );
+    expect(statSync(cliPath).size).toBeGreaterThanOrEqual(statSync(minimalPath).size);
     // Export needs admin: a read token is refused.
     await expect(source.rpc('ChainExportToFile', [join(out, 'nope.car'), null, false, tsk], 'read')).rejects.toThrow(
       /missing permission/,
