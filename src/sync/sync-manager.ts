@@ -84,8 +84,6 @@ export class SyncManager {
   #rerun = false;
   #stopped = false;
   #vmApplied = 0;
-  /** Whether a sync from peers has completed since start (or no peer was ahead of us). */
-  #caughtUp = false;
 
   constructor(options: SyncManagerOptions) {
     this.#chain = options.chain;
@@ -103,14 +101,16 @@ export class SyncManager {
     return { ActiveSyncs: this.#workers.map(workerStateToLotusJson), VMApplied: this.#vmApplied };
   }
 
-  /** True once the head is within a few epochs of the clock and no worker is behind a peer. */
+  /**
+   * False while a worker is catching up or a peer has announced a heavier chain we have not
+   * synced yet: the head is then behind the network and answers built on it would be stale.
+   */
   isSynced(): boolean {
+    if (this.#running !== undefined) return false;
     const head = this.#chain.head();
-    const expected = this.#expectedHeight();
-    const anyAhead = [...this.#peerHeads.values()].some(
+    return ![...this.#peerHeads.values()].some(
       (h) => h.tipSet.parentWeight > head.parentWeight && !this.#known(h.tipSet),
     );
-    return !anyAhead && (this.#caughtUp || head.height + MAX_HEIGHT_DRIFT >= expected);
   }
 
   /** Throws `ERR_NOT_SYNCED` for RPC calls that need a synced head. */
@@ -119,7 +119,7 @@ export class SyncManager {
       const head = this.#chain.head();
       throw new SyncError(
         SyncErrorCode.NotSynced,
-        `${what}: the node is not synced (head at height ${head.height}, the network is at about ${this.#expectedHeight()}); see \`ledger sync status\``,
+        `${what}: the node is not synced yet (head at height ${head.height}); see \`ledger sync status\` or wait with \`ledger sync wait\``,
       );
     }
   }
@@ -228,19 +228,17 @@ export class SyncManager {
               : Number(b.tipSet.height - a.tipSet.height),
         );
       const best = candidates[0];
-      if (best === undefined) {
-        this.#caughtUp = true;
-        return;
-      }
+      if (best === undefined) return;
       const worker = this.#newWorker();
       worker.init(head, best.tipSet);
       try {
         await this.#sync(worker, best);
         worker.setStage(SyncStage.Complete);
-        this.#caughtUp = true;
       } catch (error) {
         worker.error(error);
         failed.add(best.tipSet.key.toString());
+        // A head we could not sync to no longer counts as the network being ahead of us.
+        if (this.#peerHeads.get(best.peer)?.tipSet.key.equals(best.tipSet.key)) this.#peerHeads.delete(best.peer);
         this.#logger.warn({ peer: best.peer, target: Number(best.tipSet.height), err: error }, 'sync failed');
       }
     }

@@ -133,6 +133,8 @@ test(
       return json.result;
     };
     await call('WalletImport', [keyInfo]);
+    // A node still catching up refuses to assign nonces from a stale head: wait as `sync wait` would.
+    await until(() => follower.net!.sync.isSynced(), TIMEOUT_MS, 'the follower to be synced');
     const signed = (await call('MpoolPushMessage', [
       {
         To: to.toString(),

@@ -170,6 +170,8 @@ export const mpoolPushMessage = declareMethod({
   result: signedMessageResult('the signed message as pushed'),
   handler: ([message, spec], context) => {
     checkDelegatedRecipient(message);
+    // The nonce and gas come from the head: on a node still catching up they would be stale.
+    context.net?.sync.requireSynced('MpoolPushMessage');
     return mpoolOf(context).signer.pushMessage(message, spec);
   },
 });

@@ -86,6 +86,7 @@ export const syncSubmitBlock = declareMethod({
   result: voidResult,
   handler: async ([block], context) => {
     const { sync, network } = syncOf(context);
+    sync.requireSynced('SyncSubmitBlock');
     await sync.submitBlock(messagesOf(context, block));
     await network.publishBlock(block);
   },
