@@ -15,7 +15,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -423,6 +423,8 @@ report('mpool', all, ratios, {
     preSignedMessages: SENDERS * MESSAGES_PER_SENDER,
     ganache: `ganache@${GANACHE_VERSION} + @ganache/filecoin@${GANACHE_FILECOIN_VERSION} (NODE_BACKEND=js, --miner.blockTime 4)`,
     host: '127.0.0.1',
+    // The machine is shared: its 1-minute load average at the end of the run says how much.
+    loadAverage1m: Number(loadavg()[0]?.toFixed(2)),
   },
   targets: { mpoolPushPerSec: 5000, chainHeadVsGanache: 1.5 },
   ...(ganacheError === undefined ? {} : { ganacheError }),

@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
 import { pino } from 'pino';
+import { main } from '../../src/cli/main.js';
 import { generateJwtSecret, RpcClient, RpcServer, TokenAuthority } from '../../src/rpc/index.js';
 import {
   cidToLotusJson,
@@ -177,6 +179,39 @@ describe('message lifecycle State methods over HTTP', () => {
     await expect(s.v1.request('Ledger.StateReplay', [null, cidToLotusJson(signedMessageCid(pending))])).rejects.toThrow(
       `didn't find msg ${signedMessageCid(pending)}`,
     );
+  });
+
+  test('ledger state wait|search-msg|replay print Lotus output from this node', async () => {
+    const signed = transfer();
+    const cid = signedMessageCid(signed);
+    await s.t.mine([{ secp: [signed] }]);
+    const execution = await s.t.mine();
+    await s.t.mine(); // the devnet's message confidence: one tipset on top
+    const written: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const previous = process.env.LEDGER_API_INFO;
+    process.env.LEDGER_API_INFO = `http://127.0.0.1:${s.server.port}`;
+    try {
+      await main(['node', 'ledger', 'state', 'wait', cid.toString()]);
+      await main(['node', 'ledger', 'state', 'search-msg', cid.toString()]);
+      await main(['node', 'ledger', 'state', 'replay', '--show-trace', cid.toString()]);
+    } finally {
+      write.mockRestore();
+      if (previous === undefined) delete process.env.LEDGER_API_INFO;
+      else process.env.LEDGER_API_INFO = previous;
+    }
+    const [waited, searched, replayed] = written;
+    expect(waited).toMatch(
+      new RegExp(
+        `^Executed in tipset: \\[${execution.key.cids.join(' ')}\\]\nExit Code: 0\nGas Used: \\d+\nReturn: \n$`,
+      ),
+    );
+    expect(searched).toBe(waited);
+    expect(replayed).toMatch(/^Replay receipt:\nExit code: 0\nReturn: \nGas Used: \d+\nTotal Message Cost: \d+\n/);
+    expect(replayed).toContain(`\t${bob.address.toString()}\t${2n * FIL}\t0\t\t0\t\n`);
   });
 
   test('StateCompute returns the root the chain recorded and a trace per message, implicit ones included', async () => {
