@@ -16,12 +16,16 @@ import { StateTree } from '../state/index.js';
 import { encodeMessage, type Message, type MessageReceipt, type TipSet } from '../types/index.js';
 import { bytesEqual } from '../utils/bytes.js';
 import { LruCache } from '../utils/lru-cache.js';
+import type { ChainMessage } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
 import { ChainError, ChainErrorCode } from './errors.js';
 import type { HeadChange } from './head-change.js';
 
 /** Pending messages asked about, remembered so their replacements can be matched later. */
 const SEEN_PENDING_CAPACITY = 10_000;
+
+/** Tipsets whose messages and receipts are kept decoded (the recent ones waiters look at). */
+const TIPSET_CACHE_SIZE = 64;
 
 /** Lotus `LookbackNoLimit`: search back to genesis. */
 export const LOOKBACK_NO_LIMIT = -1n;
@@ -70,6 +74,8 @@ export class MessageSearch {
   readonly chain: ChainStore;
   readonly #pendingMessage: ((cid: CID) => Message | undefined) | undefined;
   readonly #seenPending = new LruCache<string, Message>(SEEN_PENDING_CAPACITY);
+  readonly #messages = new LruCache<string, readonly ChainMessage[]>(TIPSET_CACHE_SIZE);
+  readonly #receipts = new LruCache<string, readonly MessageReceipt[]>(TIPSET_CACHE_SIZE);
 
   constructor(options: MessageSearchOptions) {
     this.chain = options.chain;
@@ -190,7 +196,7 @@ export class MessageSearch {
     if (!included.key.equals(inclusion.tipSet)) return undefined;
     const execution = this.chain.getTipSetByHeight(inclusion.height + 1n, from, false);
     if (!this.#withinLimit(from, execution.height, limit)) return undefined;
-    const messages = this.chain.tipSetMessages(included);
+    const messages = this.#messagesOf(included);
     const index = messages.findIndex((m) => m.cid.equals(target.cid));
     // Included but skipped for its nonce: never executed, so no receipt.
     if (index < 0) return undefined;
@@ -241,7 +247,7 @@ export class MessageSearch {
   async #executedIn(tipSet: TipSet, target: Target, allowReplaced: boolean): Promise<MsgLookup | undefined> {
     if (tipSet.height === 0n) return undefined;
     const parent = this.chain.loadTipSet(tipSet.parents);
-    const messages = this.chain.tipSetMessages(parent);
+    const messages = this.#messagesOf(parent);
     const lookup = (index: number, found: CID): MsgLookup => ({
       message: found,
       receipt: this.#receiptAt(tipSet, index),
@@ -275,9 +281,33 @@ export class MessageSearch {
     return undefined;
   }
 
+  /**
+   * A tipset's executed messages, shared by every search and wait: on a head change each waiter
+   * looks at the same new tipsets, so they are read once, not once per waiter.
+   */
+  #messagesOf(tipSet: TipSet): readonly ChainMessage[] {
+    const key = tipSet.key.toString();
+    let messages = this.#messages.get(key);
+    if (messages === undefined) {
+      messages = this.chain.tipSetMessages(tipSet);
+      this.#messages.set(key, messages);
+    }
+    return messages;
+  }
+
+  #receiptsOf(tipSet: TipSet): readonly MessageReceipt[] {
+    const key = tipSet.parentMessageReceipts.toString();
+    let receipts = this.#receipts.get(key);
+    if (receipts === undefined) {
+      receipts = this.chain.readReceipts(tipSet.parentMessageReceipts);
+      this.#receipts.set(key, receipts);
+    }
+    return receipts;
+  }
+
   /** The receipt of the `index`th message its parent executed, from a tipset's ParentMessageReceipts. */
   #receiptAt(tipSet: TipSet, index: number): MessageReceipt {
-    const receipts = this.chain.readReceipts(tipSet.parentMessageReceipts);
+    const receipts = this.#receiptsOf(tipSet);
     const receipt = receipts[index];
     if (receipt === undefined) {
       throw new ChainError(

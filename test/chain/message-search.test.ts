@@ -201,6 +201,20 @@ describe('MessageSearch.wait', () => {
     expect(lookup.height).toBe(3n);
   });
 
+  test('many waiters on one chain all resolve from the same head changes', async () => {
+    const messages = Array.from({ length: 60 }, (_, i) => transfer({ nonce: BigInt(i), value: 1n }));
+    const waits = messages.map((signed) =>
+      search.wait(signedMessageCid(signed), { confidence: 1n, limit: LOOKBACK_NO_LIMIT, allowReplaced: true }),
+    );
+    await t.mine([{ secp: messages }]);
+    await t.mine();
+    await t.mine();
+    const lookups = await Promise.all(waits);
+    expect(lookups.map((l) => l.height)).toEqual(messages.map(() => 2n));
+    expect(lookups.map((l) => l.message.toString())).toEqual(messages.map((m) => signedMessageCid(m).toString()));
+    expect(lookups.every((l) => l.receipt.exitCode === 0n)).toBe(true);
+  });
+
   test('an abort signal ends the wait with an error', async () => {
     const controller = new AbortController();
     const waiting = search.wait(signedMessageCid(transfer()), {
