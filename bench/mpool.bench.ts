@@ -309,6 +309,36 @@ function preSign(
   return bodies;
 }
 
+/**
+ * The ceiling of Node's HTTP stack on this machine: a bare `node:http` server in its own process
+ * answering every POST with the same bytes our ChainHead answered. Ganache serves HTTP with
+ * uWebSockets (C++), so this says how much of a ChainHead gap is the HTTP stack itself.
+ */
+async function bareNodeHttp(responseBody: string): Promise<PoolMeasurement> {
+  const script = `
+    const body = Buffer.from(process.env.BODY);
+    require('node:http').createServer((req, res) => {
+      req.resume();
+      req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); });
+    }).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
+  const server = spawn(process.execPath, ['-e', script], {
+    env: { ...process.env, BODY: responseBody },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise<string>((resolve) =>
+      server.stdout?.once('data', (data) => resolve(String(data).trim())),
+    );
+    return await load(`http://127.0.0.1:${port}/rpc/v1`, 'node:http, fixed body (ceiling)', 'ChainHead', {
+      body: CHAIN_HEAD_BODY,
+      accepted: async (result) => result['2xx'],
+    });
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('close', r));
+  }
+}
+
 async function benchLedger(): Promise<PoolMeasurement[]> {
   const repo = mkdtempSync(join(tmpdir(), 'ledger-bench-mpool-'));
   const daemon = startLedger(repo);
@@ -353,6 +383,12 @@ async function benchLedger(): Promise<PoolMeasurement[]> {
       }),
     );
     results.push(await chainHead(url, 'ledger'));
+    const headAnswer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: CHAIN_HEAD_BODY,
+    });
+    results.push(await bareNodeHttp(await headAnswer.text()));
     results.push(
       await load(url, 'ledger', 'MpoolPushMessage (gas estimated, 100 senders)', {
         token,
@@ -411,6 +447,10 @@ const ops = (caseName: string, impl: string) =>
   all.find((r) => r.case === caseName && r.impl === impl)?.opsPerSec ?? Number.NaN;
 const ratios: Record<string, number> = {
   'ChainHead: ledger / ganache': ops('ChainHead', 'ledger') / ops('ChainHead', 'ganache'),
+  'ChainHead: bare node:http ceiling / ganache':
+    ops('ChainHead', 'node:http, fixed body (ceiling)') / ops('ChainHead', 'ganache'),
+  'ChainHead: ledger / bare node:http ceiling':
+    ops('ChainHead', 'ledger') / ops('ChainHead', 'node:http, fixed body (ceiling)'),
   'MpoolPushMessage: ledger / ganache':
     ops('MpoolPushMessage (gas estimated, 100 senders)', 'ledger') /
     ops('MpoolPushMessage (gas estimated, 100 senders)', 'ganache'),
