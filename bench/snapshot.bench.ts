@@ -171,12 +171,16 @@ function* naiveBlocks(store: Blockstore, head: TipSet): Generator<Block> {
 
 interface ChildResult {
   seconds: number;
+  /** RSS high-water of the whole child process. */
   maxRssMiB: number;
+  /** The high-water before the measured work began (loading tsx and the modules). */
+  startRssMiB: number;
   blocks: number;
   bytes: number;
 }
 
 async function child(mode: string, impl: string, dir: string): Promise<ChildResult> {
+  const startRssMiB = process.resourceUsage().maxRSS / 1024;
   const started = performance.now();
   let blocks = 0;
   let bytes = 0;
@@ -210,7 +214,7 @@ async function child(mode: string, impl: string, dir: string): Promise<ChildResu
     db.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { seconds, maxRssMiB: process.resourceUsage().maxRSS / 1024, blocks, bytes };
+  return { seconds, maxRssMiB: process.resourceUsage().maxRSS / 1024, startRssMiB, blocks, bytes };
 }
 
 function runChild(mode: string, impl: string, dir: string): ChildResult {
@@ -222,7 +226,7 @@ function runChild(mode: string, impl: string, dir: string): ChildResult {
   if (run.status !== 0) throw new Error(`${mode} [${impl}] failed with status ${run.status}`);
   const result = JSON.parse(run.stdout.trim().split('\n').pop()!) as ChildResult;
   console.error(
-    `  ${mode} [${impl}]: ${(result.bytes / 2 ** 20 / result.seconds).toFixed(1)} MB/s, ${result.seconds.toFixed(1)} s, peak RSS ${result.maxRssMiB.toFixed(0)} MiB, ${result.blocks} blocks`,
+    `  ${mode} [${impl}]: ${(result.bytes / 2 ** 20 / result.seconds).toFixed(1)} MB/s, ${result.seconds.toFixed(1)} s, peak RSS ${result.maxRssMiB.toFixed(0)} MiB (${result.startRssMiB.toFixed(0)} MiB before the work), ${result.blocks} blocks`,
   );
   return result;
 }
@@ -277,6 +281,12 @@ async function main(): Promise<void> {
         },
         snapshotBytes: exportOurs.bytes,
         snapshotBlocks: exportOurs.blocks,
+        rssBeforeWorkMiB: {
+          exportLedger: exportOurs.startRssMiB,
+          exportNaive: exportNaive.startRssMiB,
+          importLedger: importOurs.startRssMiB,
+          importCar: importPlain.startRssMiB,
+        },
         peakRssMiB: {
           exportLedger: exportOurs.maxRssMiB,
           exportNaive: exportNaive.maxRssMiB,
