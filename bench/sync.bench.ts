@@ -131,6 +131,7 @@ async function main(): Promise<void> {
     const producer = await openNode(chunks, beacon, genesis.cid);
     const ctx: MinerContext = { chain: producer.chain, states: producer.states, beacon, params, sectorDirectory };
     const mineStarted = performance.now();
+    console.error(`  pre-sealed; mining ${EPOCHS} epochs`);
     let base: TipSet = producer.chain.head();
     let nonce = 0n;
     let messages = 0;
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
       producer.chain.addTipSet(base);
       messages += included.length;
       i++;
-      if (i % 50 === 0)
+      if (i % 10 === 0)
         console.error(`  mined ${i}/${EPOCHS} epochs (${Math.round((performance.now() - mineStarted) / 1000)} s)`);
     }
     const target = producer.chain.head();
