@@ -9,7 +9,7 @@
  * Targets: RPC < 3 s, first block within one block time. Writes bench/results/startup.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,11 @@ function startDevnet(repo: string): ChildProcess {
   return spawn(
     process.execPath,
     [join(root, 'bin', 'ledger.js'), 'devnet', '--api', '0', '--block-time', String(BLOCK_TIME_SECS)],
-    { env: { ...process.env, LEDGER_PATH: repo }, stdio: ['ignore', 'ignore', 'ignore'] },
+    {
+      env: { ...process.env, LEDGER_PATH: repo },
+      // LEDGER_BENCH_LOG=<file> keeps the nodes' logs (appended) to see where the time went.
+      stdio: ['ignore', 'ignore', process.env.LEDGER_BENCH_LOG ? openSync(process.env.LEDGER_BENCH_LOG, 'a') : 'ignore'],
+    },
   );
 }
 
