@@ -40,7 +40,11 @@ function startDevnet(repo: string): ChildProcess {
     {
       env: { ...process.env, LEDGER_PATH: repo },
       // LEDGER_BENCH_LOG=<file> keeps the nodes' logs (appended) to see where the time went.
-      stdio: ['ignore', 'ignore', process.env.LEDGER_BENCH_LOG ? openSync(process.env.LEDGER_BENCH_LOG, 'a') : 'ignore'],
+      stdio: [
+        'ignore',
+        'ignore',
+        process.env.LEDGER_BENCH_LOG ? openSync(process.env.LEDGER_BENCH_LOG, 'a') : 'ignore',
+      ],
     },
   );
 }
