@@ -14,10 +14,10 @@
  * Ratios: ours / Ganache per call. Writes bench/results/mpool.json.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { secp256k1 } from '../src/crypto/index.js';
 import {
@@ -55,21 +55,30 @@ interface PoolMeasurement extends Measurement {
 
 type Json = Record<string, unknown>;
 
-const mainModule = pathToFileURL(fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))).href;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The daemon runs from the build (`bin/ledger.js`, as `npm start` and users run it): under tsx's
+ * loader the same HTTP server answers about half as many requests.
+ */
+function assertBuilt(): void {
+  const built = join(root, 'dist', 'cli', 'main.js');
+  if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build:ts` first');
+  if (
+    statSync(join(root, 'dist', 'rpc', 'server.js')).mtimeMs < statSync(join(root, 'src', 'rpc', 'server.ts')).mtimeMs
+  ) {
+    throw new Error('dist/ is older than src/: run `npm run build:ts` first');
+  }
+}
 
 function startLedger(repo: string): ChildProcess {
-  const script = `import { main } from ${JSON.stringify(mainModule)}; await main(['node', 'ledger', ...process.argv.slice(1)]);`;
   // LEDGER_BENCH_CPU_PROF=<dir>: write the daemon's CPU profile there (to find where the time goes).
   const profile = process.env.LEDGER_BENCH_CPU_PROF;
   return spawn(
     process.execPath,
     [
       ...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]),
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      script,
+      join(root, 'bin', 'ledger.js'),
       'devnet',
       '--api',
       '0',
@@ -432,6 +441,7 @@ async function benchGanache(): Promise<PoolMeasurement[]> {
   }
 }
 
+assertBuilt();
 const ours = await benchLedger();
 let theirs: PoolMeasurement[] = [];
 let ganacheError: string | undefined;
