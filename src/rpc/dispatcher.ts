@@ -91,19 +91,20 @@ export class Dispatcher {
   async handle(body: string, permissions: readonly string[], signal?: () => AbortSignal): Promise<string | undefined> {
     if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
     let parsed: unknown;
+    let plain: boolean;
     try {
-      parsed = parseRequestBody(body);
+      ({ value: parsed, plain } = parseRequestBody(body));
     } catch (error) {
       return this.#serialize(errorResponse(null, error as JsonRpcError));
     }
     if (!Array.isArray(parsed)) {
-      const response = await this.#handleOne(parsed, permissions, signal);
+      const response = await this.#handleOne(parsed, plain, permissions, signal);
       return response === undefined ? undefined : this.#serialize(response);
     }
     if (parsed.length === 0) return this.#serialize(errorResponse(null, invalidRequest('empty batch')));
     const responses: Response[] = [];
     for (const request of parsed) {
-      const response = await this.#handleOne(request, permissions, signal);
+      const response = await this.#handleOne(request, plain, permissions, signal);
       if (response !== undefined) responses.push(response);
     }
     return responses.length === 0 ? undefined : this.#serialize(responses);
@@ -111,6 +112,7 @@ export class Dispatcher {
 
   async #handleOne(
     request: unknown,
+    plain: boolean,
     permissions: readonly string[],
     signal: (() => AbortSignal) | undefined,
   ): Promise<Response | undefined> {
@@ -127,7 +129,7 @@ export class Dispatcher {
       return isNotification && !invalid ? undefined : errorResponse(id, error as JsonRpcError);
     }
     try {
-      const result = await this.#call(envelope, permissions, signal);
+      const result = await this.#call(envelope, plain, permissions, signal);
       return isNotification ? undefined : { id, jsonrpc: '2.0', result };
     } catch (error) {
       return isNotification ? undefined : errorResponse(id, this.#toJsonRpcError(error, envelope.method));
@@ -136,6 +138,7 @@ export class Dispatcher {
 
   async #call(
     { method: name, params }: Envelope,
+    plain: boolean,
     permissions: readonly string[],
     signal: (() => AbortSignal) | undefined,
   ): Promise<unknown> {
@@ -152,7 +155,7 @@ export class Dispatcher {
     }
     const decoded = method.params.map((param, i) => {
       try {
-        return param.decode(plainJson(params[i]), param.name);
+        return param.decode(plain ? params[i] : plainJson(params[i]), param.name);
       } catch (error) {
         if (!(error instanceof LedgerError)) throw error;
         throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `invalid params for '${name}': ${error.message}`, {

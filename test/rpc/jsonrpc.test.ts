@@ -108,6 +108,12 @@ describe('ids', () => {
     ['a fraction', '1.5'],
     ['an exponent', '1e3'],
     ['an integer beyond 2^64', '123456789012345678901234567890'],
+    // Bodies whose numbers are all short integers take JSON.parse; these must not.
+    ['minus zero', '-0'],
+    ['a fraction with a trailing zero', '1.50'],
+    ['an integer just beyond 2^53', '9007199254740993'],
+    ['an exponent in capitals', '2E2'],
+    ['the longest integer read by JSON.parse', '-999999999999999'],
     ['null', 'null'],
     ['a boolean', 'true'],
     ['an object', '{"a":[1,2]}'],
