@@ -54,6 +54,13 @@ const ADMISSION_BASE_FEE_FACTOR = 100n;
 const BASE_FEE_LOWER_BOUND_FACTOR = 10n;
 /** BLS signatures kept so reverted BLS messages can be re-added (Lotus blsSigCache). */
 const BLS_SIGNATURE_CACHE_SIZE = 40_000;
+/**
+ * Local messages are written in one transaction per this many milliseconds (or per
+ * PERSIST_BATCH_MAX messages): a SQLite commit costs far more than a row, and under a push flood
+ * a commit per event-loop turn held ~5 messages. close() writes what is queued.
+ */
+const PERSIST_DELAY_MS = 20;
+const PERSIST_BATCH_MAX = 1024;
 
 export interface MessagePoolOptions {
   readonly chain: MpoolChain;
@@ -127,7 +134,7 @@ export class MessagePool {
   #lastPrune = Number.NEGATIVE_INFINITY;
   #pruneScheduled = false;
   #persistQueue: Array<{ put: boolean; cid: Uint8Array; bytes?: Uint8Array }> = [];
-  #persistScheduled = false;
+  #persistTimer: NodeJS.Timeout | undefined;
   /** Keys of the messages published last, for the early republish when one is included. */
   #republished = new Set<string>();
   #republishTimer: NodeJS.Timeout | undefined;
@@ -533,14 +540,13 @@ export class MessagePool {
         ? { put, cid: message.cid.bytes, bytes: signedMessageBytes(message.signed) }
         : { put, cid: message.cid.bytes },
     );
-    if (!this.#persistScheduled) {
-      this.#persistScheduled = true;
-      setImmediate(() => this.#flushPersistence());
-    }
+    if (this.#persistQueue.length >= PERSIST_BATCH_MAX) this.#flushPersistence();
+    else this.#persistTimer ??= setTimeout(() => this.#flushPersistence(), PERSIST_DELAY_MS);
   }
 
   #flushPersistence(): void {
-    this.#persistScheduled = false;
+    if (this.#persistTimer !== undefined) clearTimeout(this.#persistTimer);
+    this.#persistTimer = undefined;
     const store = this.#store;
     const queue = this.#persistQueue;
     this.#persistQueue = [];
