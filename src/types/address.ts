@@ -178,8 +178,19 @@ function parseKeyed(text: string, raw: string, protocol: number): ChecksummedPay
   return decoded;
 }
 
+/**
+ * Addresses parsed from strings, by string: an RPC call names the same few senders and recipients
+ * over and over, and each parse costs a base32 decode and a blake2b checksum. Addresses are
+ * immutable, so one instance can serve every parse; the map is emptied when it fills.
+ */
+const PARSED_CACHE_SIZE = 8192;
+const parsedAddresses = new Map<string, Address>();
+
 export class Address {
   readonly #bytes: Uint8Array;
+  /** toString's answer for the network it was last asked for (a checksum and base32 encode). */
+  #string: string | undefined;
+  #stringNetwork: Network | undefined;
 
   private constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
@@ -245,6 +256,15 @@ export class Address {
   }
 
   static fromString(text: string): Address {
+    const known = parsedAddresses.get(text);
+    if (known !== undefined) return known;
+    const address = Address.#parse(text);
+    if (parsedAddresses.size >= PARSED_CACHE_SIZE) parsedAddresses.clear();
+    parsedAddresses.set(text, address);
+    return address;
+  }
+
+  static #parse(text: string): Address {
     if (text.length < 3 || text.length > MAX_STRING_LENGTH) {
       throw new AddressError(
         AddressErrorCode.InvalidLength,
@@ -305,6 +325,14 @@ export class Address {
   }
 
   toString(network: Network = defaultNetwork): string {
+    if (this.#stringNetwork !== network || this.#string === undefined) {
+      this.#string = this.#format(network);
+      this.#stringNetwork = network;
+    }
+    return this.#string;
+  }
+
+  #format(network: Network): string {
     const protocol = this.protocol;
     if (protocol === AddressProtocol.ID) return `${network}0${this.id()}`;
     const sum = checksum(protocol, this.payload);
