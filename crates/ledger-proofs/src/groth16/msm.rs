@@ -82,9 +82,9 @@ mod tests {
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
 
-    fn naive<P: Msm>(points: &[P], scalars: &[Scalar]) -> P::Curve
+    fn naive<P>(points: &[P], scalars: &[Scalar]) -> P::Curve
     where
-        P: std::ops::Mul<Scalar, Output = P::Curve>,
+        P: Msm + std::ops::Mul<Scalar, Output = P::Curve>,
     {
         points
             .iter()
