@@ -76,6 +76,9 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal) {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request child logger either (a pino child per call, redaction set up each time):
+    // request.log is the rpc logger itself.
+    childLoggerFactory: (parent) => parent,
     bodyLimit: maxRequestBytes,
   });
 
