@@ -16,6 +16,7 @@ import {
   blockMsgToLotusJson,
   cidToLotusJson,
   electionProofFromLotusJson,
+  getDefaultNetwork,
   jsonFail,
   jsonField,
   type Message,
@@ -162,8 +163,24 @@ export function blockTemplateParam(name: string, description: string): ParamDecl
   return { name, description, schema: blockTemplateSchema, decode: blockTemplateFromLotusJson };
 }
 
+/**
+ * Lotus JSON of tipsets already answered, per network prefix: a tipset never changes, and ChainHead
+ * is asked for the same head thousands of times a second. The JSON is only ever serialized, never
+ * modified, so one object serves every answer.
+ */
+const tipSetJsonCache = new WeakMap<TipSet, { network: string; json: unknown }>();
+
+function cachedTipSetJson(tipSet: TipSet): unknown {
+  const network = getDefaultNetwork();
+  const known = tipSetJsonCache.get(tipSet);
+  if (known !== undefined && known.network === network) return known.json;
+  const json = tipSetToLotusJson(tipSet);
+  tipSetJsonCache.set(tipSet, { network, json });
+  return json;
+}
+
 export function tipSetResult(description: string): ResultDeclaration<TipSet> {
-  return { name: 'tipSet', description, schema: tipSetSchema, encode: tipSetToLotusJson };
+  return { name: 'tipSet', description, schema: tipSetSchema, encode: cachedTipSetJson };
 }
 
 export function blockHeaderResult(description: string): ResultDeclaration<BlockHeader> {
