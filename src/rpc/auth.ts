@@ -45,6 +45,14 @@ export class TokenAuthority {
     return new SignJWT({ Allow: [...permissions] }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.#secret);
   }
 
+  /**
+   * The Allow list of a token that verified before, without waiting (shared: do not modify it);
+   * undefined when it must go through `verify`.
+   */
+  verifiedBefore(token: string): readonly string[] | undefined {
+    return this.#verified.get(token);
+  }
+
   /** The token's `Allow` list as it was minted (Lotus returns unknown entries too; they grant nothing). */
   async verify(token: string): Promise<string[]> {
     const known = this.#verified.get(token);
