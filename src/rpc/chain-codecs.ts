@@ -39,6 +39,7 @@ import {
   tipSetToLotusJson,
 } from '../types/index.js';
 import type { JsonSchema, ParamDeclaration, ResultDeclaration } from './method.js';
+import { sharedResult } from './shared-results.js';
 import {
   addressSchema,
   bytesSchema,
@@ -174,7 +175,7 @@ function cachedTipSetJson(tipSet: TipSet): unknown {
   const network = getDefaultNetwork();
   const known = tipSetJsonCache.get(tipSet);
   if (known !== undefined && known.network === network) return known.json;
-  const json = tipSetToLotusJson(tipSet);
+  const json = sharedResult(tipSetToLotusJson(tipSet));
   tipSetJsonCache.set(tipSet, { network, json });
   return json;
 }

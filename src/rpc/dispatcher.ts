@@ -12,6 +12,7 @@ import type { RpcContext } from './context.js';
 import { JsonRpcError, JsonRpcErrorCode, permissionDenied } from './errors.js';
 import { type ApiVersion, type CallInfo, methodNames, type RpcMethod } from './method.js';
 import { parseRequestBody, plainJson } from './request-json.js';
+import { sharedResultText } from './shared-results.js';
 
 type Response =
   | { id: unknown; jsonrpc: '2.0'; result: unknown }
@@ -183,6 +184,11 @@ export class Dispatcher {
   }
 
   #serialize(response: Response | Response[]): string {
+    if (!Array.isArray(response) && 'result' in response) {
+      const text = sharedResultText(response.result);
+      // The same key order stringifyJsonLossless writes for the whole response.
+      if (text !== undefined) return `{"id":${stringifyJsonLossless(response.id)},"jsonrpc":"2.0","result":${text}}`;
+    }
     try {
       return stringifyJsonLossless(response);
     } catch (error) {

@@ -1,6 +1,8 @@
 /** JSON-RPC 2.0 over real HTTP: one test per edge case of the protocol and of go-jsonrpc's behaviour. */
 import { allMethods, declareMethod } from '../../src/rpc/index.js';
 import { jsonResult } from '../../src/rpc/results.js';
+import { sharedResult } from '../../src/rpc/shared-results.js';
+import { stringifyJsonLossless } from '../../src/types/index.js';
 import { call, post, startTestServer, type TestServer } from './harness.js';
 
 let test_: TestServer;
@@ -26,8 +28,19 @@ function testOnlyMethods() {
         throw new TypeError('secret internal detail');
       },
     }),
+    declareMethod({
+      name: 'Shared',
+      description: 'answers a result registered as shared (its JSON text written once)',
+      permission: 'read',
+      apiVersions: [1],
+      params: [],
+      result: jsonResult<unknown>('value', 'a fixed object', {}),
+      handler: () => SHARED,
+    }),
   ];
 }
+
+const SHARED = sharedResult({ Cids: [{ '/': 'bafy' }], Height: 7, Big: 123456789012345678901234567890n, Text: 'é"' });
 
 const request = (method: string, params?: unknown, extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
@@ -98,6 +111,16 @@ describe('single calls', () => {
       message: expect.stringContaining('Content-Type: application/json'),
     });
   });
+});
+
+test('a shared result is answered with the same bytes as any other, in single calls and batches', async () => {
+  const expected = (id: string) => `{"id":${id},"jsonrpc":"2.0","result":${stringifyJsonLossless(SHARED)}}`;
+  for (const id of ['1', '"x"', '123456789012345678901234567890', 'null']) {
+    const reply = await post(test_.url(), `{"jsonrpc":"2.0","method":"Ledger.Shared","params":[],"id":${id}}`);
+    expect(reply.text).toBe(`${expected(id)}\n`);
+  }
+  const batch = await post(test_.url(), '[{"jsonrpc":"2.0","method":"Ledger.Shared","id":1}]');
+  expect(batch.text).toBe(`[${expected('1')}]\n`);
 });
 
 describe('ids', () => {
