@@ -128,7 +128,9 @@ export class ChainIndex {
   }
 
   setCanonical(height: bigint, key: TipSetKey): void {
-    withSqlite(`indexing the canonical tipset at ${height}`, () => this.#upsertCanonical.run(Number(height), key.bytes));
+    withSqlite(`indexing the canonical tipset at ${height}`, () =>
+      this.#upsertCanonical.run(Number(height), key.bytes),
+    );
   }
 
   /** Forgets the canonical tipsets above `height` (a reorg replaces them). */

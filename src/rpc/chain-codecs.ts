@@ -39,7 +39,6 @@ import {
   tipSetToLotusJson,
 } from '../types/index.js';
 import type { JsonSchema, ParamDeclaration, ResultDeclaration } from './method.js';
-import { sharedResult } from './shared-results.js';
 import {
   addressSchema,
   bytesSchema,
@@ -48,6 +47,7 @@ import {
   signatureSchema,
   signedMessageSchema,
 } from './schemas.js';
+import { sharedResult } from './shared-results.js';
 
 const bigIntSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'a decimal integer' } as const;
 const beaconEntrySchema = {
