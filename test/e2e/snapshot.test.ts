@@ -4,17 +4,22 @@
  * (its devnet.json, as a Lotus node knows its genesis) the way `ledger daemon --import-chain` /
  * `--import-snapshot` does; the imported node serves the same head, genesis and state answers. The
  * minimal one refuses older state queries naming its oldest epoch with state, and a truncated
- * snapshot fails the import and leaves the repo as it was.
+ * snapshot fails the import and leaves the repo as it was. A node started from the imported minimal
+ * snapshot then joins the devnet over libp2p on 127.0.0.1 and syncs the blocks mined since the export
+ * onto the imported head, ending on the devnet's tipset with the same state.
  */
 
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
+import pino from 'pino';
 import { buildProgram } from '../../src/cli/main.js';
 import { importSnapshotIntoRepo } from '../../src/cli/snapshot-import.js';
 import { DATABASE_FILE } from '../../src/node/chain-services.js';
 import { DEVNET_FILE } from '../../src/node/devnet.js';
+import { LedgerNode } from '../../src/node/index.js';
+import { RpcClient, rpcUrl } from '../../src/rpc/index.js';
 import type { TipSetJson } from '../../src/types/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
 
@@ -25,7 +30,10 @@ const TIMEOUT_MS = 15 * 60_000;
 
 let source: Devnet | undefined;
 let imported: Devnet | undefined;
+let follower: LedgerNode | undefined;
 const dirs: string[] = [];
+/** Left by the first test for the second: the minimal snapshot of epoch H and that tipset. */
+let exported: { minimalPath: string; atH: TipSetJson } | undefined;
 
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -34,6 +42,7 @@ function tempDir(prefix: string): string {
 }
 
 afterAll(async () => {
+  await follower?.stop();
   await imported?.stop();
   await source?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -59,6 +68,7 @@ test(
     ]);
     expect(minimal.Full).toBe(false);
     expect(statSync(minimalPath).size).toBeLessThan(statSync(fullPath).size);
+    exported = { minimalPath, atH };
     // The CLI: `ledger chain export --tipset <height> --recent-stateroots 2 <file>` through the node.
     const cliPath = join(out, 'cli.car');
     const printed: string[] = [];
@@ -147,6 +157,61 @@ test(
       /corrupt or truncated after \d+ blocks/,
     );
     expect(existsSync(join(repo, DATABASE_FILE))).toBe(false);
+  },
+  TIMEOUT_MS,
+);
+
+test(
+  'a node started from the imported snapshot joins the devnet over libp2p and syncs the blocks mined since',
+  async () => {
+    if (source === undefined || exported === undefined) throw new Error('the export test did not run');
+    const { minimalPath, atH } = exported;
+    // Blocks mined after the export but before the follower joins: it fetches them (chain exchange)
+    // onto the imported head, then follows the blocks mined after it joined (gossip).
+    await source.waitForHeight(Number(atH.Height) + 2, TIMEOUT_MS / 2);
+    const repo = tempDir('ledger-imported-sync-');
+    copyFileSync(join(source.repoPath, DEVNET_FILE), join(repo, DEVNET_FILE));
+    await importSnapshotIntoRepo({ repoPath: repo, file: minimalPath, mode: 'snapshot' });
+    follower = await LedgerNode.start({
+      repoPath: repo,
+      logger: pino({ level: process.env.LEDGER_TEST_LOG ?? 'silent' }),
+      overrides: { apiPort: 0 },
+      p2p: { bootstrap: source.node.net!.network.listenAddresses() },
+    });
+    const followerChain = follower.chain!.chain;
+    const sourceChain = source.node.chain!.chain;
+    // It follows (no worker key, no mining); the devnet has mined on since the export.
+    expect(follower.mining?.loop.running ?? false).toBe(false);
+    const startedAt = sourceChain.head().height;
+    // A block the devnet mines after the follower joined, reached by the follower through sync.
+    const target = startedAt + 1n;
+    const deadline = Date.now() + TIMEOUT_MS / 2;
+    while (followerChain.head().height < target || sourceChain.head().height < target) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the imported node did not reach height ${target} (its head ${followerChain.head().height}, the devnet's ${sourceChain.head().height})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const head = followerChain.head();
+    expect(head.height).toBeGreaterThan(BigInt(atH.Height));
+    // Same tipset (same block CIDs) at the follower's head height on both nodes, and the same state there.
+    const onSource = sourceChain.getTipSetByHeight(head.height, sourceChain.head(), true);
+    expect(head.key.cids.map(String)).toEqual(onSource.key.cids.map(String));
+    const theirs = await source.rpc<TipSetJson>('ChainGetTipSetByHeight', [Number(head.height), null], 'none');
+    const token = follower.repo.readToken()!;
+    const client = new RpcClient({ url: rpcUrl(follower.apiAddress, 1), token });
+    const ours = (await client.request('Ledger.ChainGetTipSetByHeight', [Number(head.height), null])) as TipSetJson;
+    expect(ours).toEqual(theirs);
+    // Its chain runs through the snapshot's head: it extended the imported chain, not another.
+    expect(await client.request('Ledger.ChainGetTipSetByHeight', [atH.Height, ours.Cids])).toMatchObject({
+      Cids: atH.Cids,
+    });
+    const miner = source.node.chain!.devnet.miner.toString();
+    expect(await client.request('Ledger.StateGetActor', [miner, ours.Cids])).toEqual(
+      await source.rpc('StateGetActor', [miner, ours.Cids], 'none'),
+    );
   },
   TIMEOUT_MS,
 );
