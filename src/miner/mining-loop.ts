@@ -222,10 +222,18 @@ export class MiningLoop {
     return true;
   }
 
-  #sleepUntil(atMs: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(new Aborted());
-    const wait = atMs - this.#clock();
-    if (wait <= 0) return Promise.resolve();
+  async #sleepUntil(atMs: number, signal: AbortSignal): Promise<void> {
+    // Timers run on the monotonic clock and may fire a millisecond before the wall clock reaches
+    // atMs, so wake up and check again until it has.
+    for (;;) {
+      if (signal.aborted) throw new Aborted();
+      const wait = atMs - this.#clock();
+      if (wait <= 0) return;
+      await this.#sleep(wait, signal);
+    }
+  }
+
+  #sleep(wait: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         signal.removeEventListener('abort', onAbort);
