@@ -5,7 +5,7 @@
  * export's progress from `ChainExportProgress` meanwhile.
  */
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { RpcClient } from '../../rpc/client.js';
 import { rpcUrl } from '../../rpc/endpoint.js';
 import { jsonField, readJsonArray, readJsonCid, readJsonObject } from '../../types/index.js';
@@ -55,7 +55,11 @@ export function chainExportCommand(): Command {
       '--tipset <key or height>',
       'the tipset to export from: a height, or comma-separated block CIDs (default: head)',
     )
-    .option('--recent-stateroots <n>', 'epochs of state trees to include, back from the tipset', countParser, 2000n)
+    .addOption(
+      new Option('--recent-stateroots <n>', 'epochs of state trees to include, back from the tipset')
+        .argParser(countParser)
+        .default(2000n, '2000'),
+    )
     .option('--skip-old-msgs', 'leave out messages older than the recent state roots')
     .option('--full', 'include every state tree back to genesis (a full snapshot)')
     .action(async (file: string, options: ExportCommandOptions, command: Command) => {

@@ -6,7 +6,7 @@
  * miner and prints what a developer needs: the RPC URL, an admin token, the accounts with their
  * balances and private keys. Later runs resume the same chain from disk.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DevnetAccount } from '../../node/devnet.js';
 import type { LedgerNode } from '../../node/index.js';
 import type { ParameterProgress } from '../../proofs/index.js';
@@ -79,11 +79,11 @@ export function devnetCommand(): Command {
       4,
     )
     .option('--accounts <n>', 'funded accounts to create on first run', integerParser('--accounts', 1, 1000), 10)
-    .option(
-      '--balance <FIL>',
-      'balance of each funded account on first run',
-      balanceParser,
-      10_000n * FILECOIN_PRECISION,
+    .addOption(
+      // A bigint default needs its own description: commander prints defaults with JSON.stringify.
+      new Option('--balance <FIL>', 'balance of each funded account on first run')
+        .argParser(balanceParser)
+        .default(10_000n * FILECOIN_PRECISION, '10000 FIL'),
     )
     .option('--no-mine', 'serve the chain without mining')
     .action(async (options: DevnetCommandOptions, command: Command) => {
