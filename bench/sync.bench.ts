@@ -6,13 +6,17 @@
  * execution) tipset by tipset into SQLite. Reported: epochs per second of the catch-up. Both nodes
  * must end on the same head. There is no other implementation on this machine to compare with.
  *
+ * Mining 500 epochs with real proofs takes about half an hour on 2 cores, so the mined chain is kept
+ * (SQLite + genesis CAR) in ~/.cache/ledger-node/bench/sync-<epochs>/ and reused by later runs; the
+ * catch-up, the measured part, is always done afresh. SYNC_BENCH_REMINE=1 mines anew.
+ *
  *   npm run bench:sync                 (SYNC_BENCH_EPOCHS=100 for a shorter run)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { CID } from 'multiformats/cid';
+import { CID } from 'multiformats/cid';
 import pino from 'pino';
 import { LocalBeacon } from '../src/beacon/index.js';
 import { buildGenesis, exportGenesisCar, type GenesisMiner } from '../src/chain/genesis/index.js';
@@ -40,8 +44,21 @@ import { report } from './harness.js';
 const EPOCHS = Number(process.env.SYNC_BENCH_EPOCHS ?? 500);
 const FIL = 10n ** 18n;
 const params = DEVNET_2K;
+const CACHE = join(process.env.LEDGER_CACHE_DIR ?? join(homedir(), '.cache', 'ledger-node'), 'bench', `sync-${EPOCHS}`);
+interface CachedChain {
+  genesisTimestamp: string;
+  genesisCid: string;
+  messages: number;
+}
+const cached: CachedChain | undefined =
+  process.env.SYNC_BENCH_REMINE === '1' || !existsSync(join(CACHE, 'chain.json'))
+    ? undefined
+    : JSON.parse(readFileSync(join(CACHE, 'chain.json'), 'utf8'));
 // Far enough in the past that EPOCHS epochs are all before "now".
-const GENESIS_TIMESTAMP = BigInt(Math.floor(Date.now() / 1000)) - BigInt(EPOCHS + 100) * params.blockDelaySecs;
+const GENESIS_TIMESTAMP =
+  cached === undefined
+    ? BigInt(Math.floor(Date.now() / 1000)) - BigInt(EPOCHS + 100) * params.blockDelaySecs
+    : BigInt(cached.genesisTimestamp);
 const logger = pino({ level: process.env.LEDGER_BENCH_LOG ?? 'silent' });
 const encoder = new TextEncoder();
 const MINER = Address.newId(1000n);
@@ -76,8 +93,8 @@ function transfer(nonce: bigint): SignedMessage {
   };
 }
 
-async function openNode(genesisCar: readonly Uint8Array[], beacon: LocalBeacon, genesisCid: CID) {
-  const db = LedgerDatabase.open(':memory:');
+async function openNode(genesisCar: readonly Uint8Array[], beacon: LocalBeacon, genesisCid: CID, path = ':memory:') {
+  const db = LedgerDatabase.open(path);
   const car = new PassThrough();
   for (const chunk of genesisCar) car.write(chunk);
   car.end();
@@ -88,10 +105,27 @@ async function openNode(genesisCar: readonly Uint8Array[], beacon: LocalBeacon, 
   return { db, chain, states, validator };
 }
 
-async function main(): Promise<void> {
-  await ensureParameters();
+/** The producer's chain from an earlier run: its SQLite store, reopened at its head. */
+function openCachedProducer(beacon: LocalBeacon) {
+  const db = LedgerDatabase.open(join(CACHE, 'producer.sqlite'));
+  const chain = ChainStore.open({ db, params });
+  const states = new TipSetStates(chain, db);
+  const validator = new BlockValidator({ chain, states, beacon, params });
+  return { db, chain, states, validator };
+}
+
+const beacon = LocalBeacon.fromSeed(encoder.encode('sync-bench-beacon'), GENESIS_TIMESTAMP, params.blockDelaySecs);
+
+interface ProducedChain {
+  genesisCar: Uint8Array[];
+  genesisCid: CID;
+  producer: Awaited<ReturnType<typeof openNode>>;
+  messages: number;
+}
+
+/** Pre-seals, builds the genesis and mines EPOCHS tipsets into the cache (untimed). */
+async function mineChain(): Promise<ProducedChain> {
   const sectorDirectory = mkdtempSync(join(tmpdir(), 'ledger-sync-bench-'));
-  const repos: string[] = [];
   try {
     const sectors = [];
     for (let sectorNumber = 0n; sectorNumber < 2n; sectorNumber++) {
@@ -126,9 +160,10 @@ async function main(): Promise<void> {
     carStream.on('data', (chunk: Uint8Array) => chunks.push(chunk));
     await exportGenesisCar(source.blockstore, genesis.cid, carStream);
     source.close();
-    const beacon = LocalBeacon.fromSeed(encoder.encode('sync-bench-beacon'), GENESIS_TIMESTAMP, params.blockDelaySecs);
 
-    const producer = await openNode(chunks, beacon, genesis.cid);
+    rmSync(CACHE, { recursive: true, force: true });
+    mkdirSync(CACHE, { recursive: true });
+    const producer = await openNode(chunks, beacon, genesis.cid, join(CACHE, 'producer.sqlite'));
     const ctx: MinerContext = { chain: producer.chain, states: producer.states, beacon, params, sectorDirectory };
     const mineStarted = performance.now();
     console.error(`  pre-sealed; mining ${EPOCHS} epochs`);
@@ -165,9 +200,46 @@ async function main(): Promise<void> {
       if (i % 10 === 0)
         console.error(`  mined ${i}/${EPOCHS} epochs (${Math.round((performance.now() - mineStarted) / 1000)} s)`);
     }
-    const target = producer.chain.head();
+    await producer.chain.settled();
+    writeFileSync(join(CACHE, 'genesis.car'), Buffer.concat(chunks));
+    const meta: CachedChain = {
+      genesisTimestamp: String(GENESIS_TIMESTAMP),
+      genesisCid: genesis.cid.toString(),
+      messages,
+    };
+    // chain.json last: it marks the cache complete.
+    writeFileSync(join(CACHE, 'chain.json.tmp'), JSON.stringify(meta));
+    renameSync(join(CACHE, 'chain.json.tmp'), join(CACHE, 'chain.json'));
+    return { genesisCar: chunks, genesisCid: genesis.cid, producer, messages };
+  } finally {
+    rmSync(sectorDirectory, { recursive: true, force: true });
+  }
+}
 
-    const follower = await openNode(chunks, beacon, genesis.cid);
+function cachedChain(meta: CachedChain): ProducedChain {
+  console.error(`  reusing the ${EPOCHS}-epoch chain mined earlier (${CACHE}; SYNC_BENCH_REMINE=1 mines anew)`);
+  return {
+    genesisCar: [readFileSync(join(CACHE, 'genesis.car'))],
+    genesisCid: CID.parse(meta.genesisCid),
+    producer: openCachedProducer(beacon),
+    messages: meta.messages,
+  };
+}
+
+async function main(): Promise<void> {
+  await ensureParameters();
+  const repos: string[] = [];
+  try {
+    const {
+      genesisCar: chunks,
+      genesisCid,
+      producer,
+      messages,
+    } = cached === undefined ? await mineChain() : cachedChain(cached);
+    const target = producer.chain.head();
+    if (target.height < BigInt(EPOCHS)) throw new Error(`the cached chain ends at ${target.height}, not ${EPOCHS}`);
+
+    const follower = await openNode(chunks, beacon, genesisCid);
     const start = async (chain: ChainStore, name: string) => {
       const repo = mkdtempSync(join(tmpdir(), `ledger-sync-bench-${name}-`));
       repos.push(repo);
@@ -224,7 +296,6 @@ async function main(): Promise<void> {
       { epochs: Number(target.height), messages, seconds, head: target.key.toString() },
     );
   } finally {
-    rmSync(sectorDirectory, { recursive: true, force: true });
     for (const repo of repos) rmSync(repo, { recursive: true, force: true });
   }
 }
