@@ -145,6 +145,10 @@ export class MiningLoop {
           base = head;
           nulls = 0n;
         }
+        // Behind the clock (proofs slower than an epoch, or a restart after downtime): go straight to
+        // the round due now and leave null rounds, so block timestamps keep up with the wall clock.
+        const skipped = this.#roundsDue(base) - 1n;
+        if (skipped > nulls) nulls = skipped;
         const round = base.height + nulls + 1n;
         const timestamp = base.timestamp + delay * (nulls + 1n);
         // Lotus mines a round once its base has had time to propagate.
@@ -220,6 +224,13 @@ export class MiningLoop {
     );
     this.#options.onBlock?.(block);
     return true;
+  }
+
+  /** Rounds after `base` whose mining time (base time plus the propagation delay) has come. */
+  #roundsDue(base: TipSet): bigint {
+    const { blockDelaySecs, propagationDelaySecs } = this.#options;
+    const sinceBase = BigInt(Math.floor(this.#clock() / 1000)) - base.timestamp - propagationDelaySecs;
+    return sinceBase < 0n ? 0n : sinceBase / blockDelaySecs + 1n;
   }
 
   async #sleepUntil(atMs: number, signal: AbortSignal): Promise<void> {

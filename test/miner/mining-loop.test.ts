@@ -15,9 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => devnet?.stop());
 
-function loopWith(elect: (base: TipSet, round: bigint) => Promise<null>): MiningLoop {
+function loopWith(elect: (base: TipSet, round: bigint) => Promise<null>, clock?: () => number): MiningLoop {
   const chain = devnet.node.chain!;
   return new MiningLoop({
+    ...(clock === undefined ? {} : { clock }),
     miner: chain.devnet.miner,
     chain: chain.chain,
     blockDelaySecs: chain.params.blockDelaySecs,
@@ -56,6 +57,33 @@ test('lost elections are null rounds: round r on the same base is tried at its b
   expect(loop.running).toBe(false);
   // The chain is untouched.
   expect(chain.chain.head().height).toBe(0n);
+});
+
+test('a miner behind the clock (slow proofs, a restart after downtime) goes straight to the round due now', async () => {
+  const chain = devnet.node.chain!;
+  const genesis = chain.chain.genesis;
+  const delay = Number(chain.params.blockDelaySecs);
+  // The clock says 50 epochs have passed since genesis.
+  const aheadMs = 50 * delay * 1000;
+  const rounds: bigint[] = [];
+  const loop = loopWith(
+    async (_base, round) => {
+      rounds.push(round);
+      return null;
+    },
+    () => Date.now() + aheadMs,
+  );
+  loop.start();
+  const deadline = Date.now() + 30_000;
+  while (rounds.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await loop.stop();
+  // The round due now is the one whose base time plus the propagation delay has passed.
+  const now = BigInt(Math.floor((Date.now() + aheadMs) / 1000));
+  const due = (now - genesis.timestamp - chain.params.propagationDelaySecs) / chain.params.blockDelaySecs + 1n;
+  expect(rounds[0]).toBeGreaterThanOrEqual(50n);
+  expect(rounds[0]).toBeLessThanOrEqual(due);
+  // Then one round after another, as the clock moves on.
+  expect(rounds[1]).toBe(rounds[0]! + 1n);
 });
 
 test('a failing round is logged and the loop carries on; stop() ends a sleeping loop at once', async () => {
