@@ -155,7 +155,9 @@ export async function createDevnet(
     ...accounts.map((owner): GenesisActor => ({ type: 'account', balance: accountBalance, owner })),
     { type: 'account', balance: MINER_OWNER_BALANCE, owner: miner.owner },
   ];
-  const timestamp = BigInt(Math.floor(Date.now() / 1000));
+  // Dated one epoch back, so round 1 is due as soon as the node runs: the first block then waits only
+  // for its winning PoSt, not for a whole block time on top.
+  const timestamp = BigInt(Math.floor(Date.now() / 1000)) - options.blockDelaySecs;
   const networkName = `localnet-${randomUUID()}`;
   const genesis = buildGenesis(
     db.blockstore,

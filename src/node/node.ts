@@ -148,6 +148,7 @@ export class LedgerNode {
     const lock = repo.lock();
     let chain: ChainServices | undefined;
     let net: NetworkServices | undefined;
+    let mining: Mining | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
       const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
@@ -162,6 +163,22 @@ export class LedgerNode {
       chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
       const mpool = chain === undefined ? undefined : await openMpool({ services: chain, wallet, logger });
       // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
+      mining =
+        chain === undefined
+          ? undefined
+          : (await import('./mining.js')).createMining({
+              services: chain,
+              wallet,
+              logger,
+              messages: mpool?.pool,
+              // net starts below: blocks mined before it is up are not announced (no peers yet anyway).
+              onBlock: (block) => net?.publishBlock(block),
+            });
+      // A node mines the devnet's miner only with its worker key: a node that joined the devnet follows it.
+      // Mining starts before the network and the RPC server so the first winning PoSt runs while they start.
+      if (options.devnet?.mine !== false && chain !== undefined && wallet.has(chain.devnet.worker)) {
+        mining?.loop.start();
+      }
       net =
         chain === undefined || options.p2p?.enabled === false
           ? undefined
@@ -172,16 +189,6 @@ export class LedgerNode {
               pool: mpool?.pool,
               ...(options.p2p?.listen === undefined ? {} : { listen: options.p2p.listen }),
               ...(options.p2p?.bootstrap === undefined ? {} : { bootstrap: options.p2p.bootstrap }),
-            });
-      const mining =
-        chain === undefined
-          ? undefined
-          : (await import('./mining.js')).createMining({
-              services: chain,
-              wallet,
-              logger,
-              messages: mpool?.pool,
-              onBlock: net?.publishBlock,
             });
       const context: RpcContext = {
         node: {
@@ -214,13 +221,10 @@ export class LedgerNode {
       });
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);
-      // A node mines the devnet's miner only with its worker key: a node that joined the devnet follows it.
-      if (options.devnet?.mine !== false && chain !== undefined && wallet.has(chain.devnet.worker)) {
-        mining?.loop.start();
-      }
       logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
       return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, mpool, tokens, wallet, net });
     } catch (error) {
+      await mining?.loop.stop().catch(() => undefined);
       await net?.stop().catch(() => undefined);
       chain?.db.close();
       lock.release();
