@@ -5,17 +5,8 @@
  * to the RPC context its methods read.
  */
 import type { Logger } from 'pino';
-import {
-  generateJwtSecret,
-  JWT_SECRET_KEY_NAME,
-  JWT_SECRET_KEY_TYPE,
-  listenMultiaddr,
-  PERMISSIONS,
-  parseListenAddress,
-  type RpcContext,
-  RpcServer,
-  TokenAuthority,
-} from '../rpc/index.js';
+import { listenMultiaddr, parseListenAddress } from '../rpc/endpoint.js';
+import type { RpcContext, RpcServer, TokenAuthority } from '../rpc/index.js';
 import { setDefaultNetwork } from '../types/index.js';
 import { Keystore, Wallet } from '../wallet/index.js';
 import { type ChainServices, openDevnetChain } from './chain-services.js';
@@ -26,7 +17,7 @@ import { createLogger } from './logger.js';
 import type { Mining } from './mining.js';
 import { type MpoolServices, openMpool } from './mpool-services.js';
 import { NETWORK_PRESETS, type NetworkName } from './network.js';
-import { type NetworkServices, startNetworkServices } from './network-services.js';
+import type { NetworkServices } from './network-services.js';
 import { Repo } from './repo.js';
 import type { RepoLock } from './repo-lock.js';
 import { packageVersion } from './version.js';
@@ -86,6 +77,9 @@ function applyOverrides(config: NodeConfig, overrides: NodeOverrides): NodeConfi
 
 /** The API secret, created with the admin token on first start (Lotus `modules.APISecret`). */
 async function loadTokenAuthority(keystore: Keystore, repo: Repo): Promise<TokenAuthority> {
+  const { generateJwtSecret, JWT_SECRET_KEY_NAME, JWT_SECRET_KEY_TYPE, PERMISSIONS, TokenAuthority } = await import(
+    '../rpc/index.js'
+  );
   let secret = keystore.tryGet(JWT_SECRET_KEY_NAME);
   if (secret === undefined) {
     secret = { type: JWT_SECRET_KEY_TYPE, privateKey: generateJwtSecret() };
@@ -159,7 +153,6 @@ export class LedgerNode {
 
       const keystore = new Keystore(repo.keystoreDirectory);
       const wallet = new Wallet(keystore);
-      const tokens = await loadTokenAuthority(keystore, repo);
       chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
       const mpool = chain === undefined ? undefined : await openMpool({ services: chain, wallet, logger });
       // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
@@ -179,10 +172,13 @@ export class LedgerNode {
       if (options.devnet?.mine !== false && chain !== undefined && wallet.has(chain.devnet.worker)) {
         mining?.loop.start();
       }
+      // The RPC server and libp2p are loaded only now (most of the startup's module loading), while the
+      // first winning PoSt is already running off the main thread.
+      const tokens = await loadTokenAuthority(keystore, repo);
       net =
         chain === undefined || options.p2p?.enabled === false
           ? undefined
-          : await startNetworkServices({
+          : await (await import('./network-services.js')).startNetworkServices({
               repoPath: repo.path,
               services: chain,
               logger,
@@ -212,6 +208,7 @@ export class LedgerNode {
         ...(net === undefined ? {} : { net: { network: net.network, sync: net.sync } }),
       };
       const { host, port } = parseListenAddress(config.api.listenAddress);
+      const { RpcServer } = await import('../rpc/index.js');
       const server = await RpcServer.start({
         context,
         logger,
