@@ -2,8 +2,9 @@
  * Chain sync between real nodes in one process: a producer mines a real chain (winning PoSt over
  * pre-sealed sectors, signed messages); a follower starting from the same genesis catches up over
  * libp2p (hello → chain exchange → full validation tipset by tipset), follows a gossiped block, and
- * refuses a peer that serves a block with a forged signature — caching it as bad, penalising and
- * banning the peer, and keeping its own head.
+ * refuses a peer that serves an invalid block (a forged signature, a forged winning PoSt, a wrong
+ * parent state root) — caching it as bad, penalising and banning the peer, keeping its own head —
+ * while a fresh node that met that peer first still completes its sync from the honest one.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { attemptElection, type BlockTemplate, createBlock } from '../../src/mine
 import { LedgerNetwork, loadOrCreatePeerKey } from '../../src/net/index.js';
 import { connectSyncToNetwork, SyncManager, SyncStage } from '../../src/sync/index.js';
 import {
+  type BlockHeader,
   type BlockMsg,
   blockCid,
   blockSigningBytes,
@@ -39,6 +41,7 @@ import {
   miningChain,
   sign,
   signMessage,
+  worker,
 } from '../consensus/mining-chain.js';
 import { PARAMS } from '../vm/harness.js';
 
@@ -184,58 +187,115 @@ test(
   SETUP_TIMEOUT_MS,
 );
 
-test(
-  'a peer serving a block with a forged signature is refused, penalised and banned; the head stays',
-  async () => {
-    const honest = await node('honest');
-    await honest.network.connect(producerNode.network.listenAddresses()[0]!);
-    await until(() => honest.chain.head().key.equals(producerNode.chain.head().key));
-    await honest.sync.idle();
-    const honestHead = honest.chain.head();
-
-    // The evil node holds the real chain plus one block re-signed with another key.
-    const evil = await node('evil');
-    let cursor = evil.chain.genesis;
-    for (let h = 1n; h <= producerNode.chain.head().height; h++) {
-      const tipSets = producerNode.chain.tipSetsAt(h).filter((t) => t.parents.equals(cursor.key));
-      const tipSet = tipSets[0];
-      if (tipSet === undefined) continue;
-      for (const header of tipSet.blocks) {
-        const { blsMessages, secpMessages } = producerNode.chain.blockMessages(header);
-        evil.chain.putBlock({ header, blsMessages, secpkMessages: secpMessages });
-      }
-      await evil.states.stateOf(cursor); // the weight of a tipset is read from its executed parent state
-      evil.chain.addTipSet(tipSet);
-      cursor = tipSet;
+/** A node holding the producer's chain plus one forged block on top of it (its head). */
+async function evilPeer(forged: FullBlock) {
+  const evil = await node('evil');
+  let cursor = evil.chain.genesis;
+  for (let h = 1n; h <= producerNode.chain.head().height; h++) {
+    const tipSet = producerNode.chain.tipSetsAt(h).find((t) => t.parents.equals(cursor.key));
+    if (tipSet === undefined) continue;
+    for (const header of tipSet.blocks) {
+      const { blsMessages, secpMessages } = producerNode.chain.blockMessages(header);
+      evil.chain.putBlock({ header, blsMessages, secpkMessages: secpMessages });
     }
-    const real = await mine(producerNode.chain.head(), []);
-    const unsigned = { ...real.block.header, blockSig: null };
-    const forgedHeader = {
-      ...unsigned,
-      blockSig: { type: SignatureType.BLS, data: bls.sign(carol.privateKey, blockSigningBytes(unsigned)) },
-    };
-    const forged: FullBlock = { ...real.block, header: forgedHeader };
-    evil.chain.putBlock(forged);
-    await evil.states.stateOf(cursor);
-    evil.chain.addTipSet(TipSet.fromHeaders([forgedHeader]));
-    expect(evil.chain.head().height).toBe(honestHead.height + (forgedHeader.height - honestHead.height));
+    await evil.states.stateOf(cursor); // the weight of a tipset is read from its executed parent state
+    evil.chain.addTipSet(tipSet);
+    cursor = tipSet;
+  }
+  evil.chain.putBlock(forged);
+  await evil.states.stateOf(cursor);
+  evil.chain.addTipSet(TipSet.fromHeaders([forged.header]));
+  expect(evil.chain.head().cids[0]!.equals(blockCid(forged.header))).toBe(true);
+  return evil;
+}
 
-    await honest.network.connect(evil.network.listenAddresses()[0]!);
-    const forgedCid = blockCid(forgedHeader);
-    await until(() => honest.sync.badBlocks.has(forgedCid));
-    await honest.sync.idle();
-    expect(honest.sync.badBlocks.describe(forgedCid)).toMatch(/signature/);
-    expect(honest.chain.head().key.equals(honestHead.key)).toBe(true);
-    expect(
-      honest.network.scores
-        .penalties(evil.network.peerId)
-        .map((p) => p.reason)
-        .join('\n'),
-    ).toMatch(/served invalid block/);
-    expect(honest.network.scores.isBanned(evil.network.peerId)).toBe(true);
-    await until(() => !honest.network.peers().some((p) => p.id === evil.network.peerId));
-    const errored = honest.sync.state().ActiveSyncs.find((w) => w.Stage === SyncStage.Errored);
-    expect(errored?.Message).toMatch(/invalid/);
-  },
-  SETUP_TIMEOUT_MS,
-);
+/** The header signed again with the miner's own worker key: only the forged field is wrong. */
+async function resigned(header: BlockHeader): Promise<BlockHeader> {
+  const unsigned = { ...header, blockSig: null };
+  return { ...unsigned, blockSig: await sign(worker.address, blockSigningBytes(unsigned)) };
+}
+
+const forgeries: Array<[string, (header: BlockHeader) => Promise<BlockHeader>, RegExp]> = [
+  [
+    'a block signed with another key',
+    async (header) => {
+      const unsigned = { ...header, blockSig: null };
+      return {
+        ...unsigned,
+        blockSig: { type: SignatureType.BLS, data: bls.sign(carol.privateKey, blockSigningBytes(unsigned)) },
+      };
+    },
+    /signature does not verify/,
+  ],
+  [
+    'a block with a forged winning PoSt',
+    (header) => {
+      const [proof] = header.winPoStProof;
+      const proofBytes = Uint8Array.from(proof!.proofBytes);
+      // Another valid proof's bytes would do too; a bit flipped in the last point is the cheapest forgery.
+      proofBytes[proofBytes.length - 1]! ^= 0x01;
+      return resigned({ ...header, winPoStProof: [{ ...proof!, proofBytes }] });
+    },
+    /winning PoSt/,
+  ],
+  [
+    'a block claiming a wrong parent state root',
+    // The genesis state: a real state tree, not the one executing the parent gives.
+    (header) => resigned({ ...header, parentStateRoot: producerNode.chain.genesis.parentStateRoot }),
+    /parent state root did not match/,
+  ],
+];
+
+describe('a peer serving an invalid block', () => {
+  let real: FullBlock;
+  beforeAll(async () => {
+    real = (await mine(producerNode.chain.head(), [])).block;
+  }, SETUP_TIMEOUT_MS);
+
+  test.each(forgeries)(
+    '%s: refused, cached as bad, its peer penalised and banned; nodes sync from the honest peer',
+    async (_name, forge, reason) => {
+      const honestHead = producerNode.chain.head();
+      const forged: FullBlock = { ...real, header: await forge(real.header) };
+      const forgedCid = blockCid(forged.header);
+      const evil = await evilPeer(forged);
+
+      // A synced node keeps its head when the evil peer offers the heavier, invalid chain.
+      const synced = await node('synced');
+      await synced.network.connect(producerNode.network.listenAddresses()[0]!);
+      await until(() => synced.chain.head().key.equals(honestHead.key));
+      await synced.sync.idle();
+      await synced.network.connect(evil.network.listenAddresses()[0]!);
+      await until(() => synced.sync.badBlocks.has(forgedCid));
+      await synced.sync.idle();
+      expect(synced.sync.badBlocks.describe(forgedCid)).toMatch(reason);
+      expect(synced.chain.head().key.equals(honestHead.key)).toBe(true);
+      expect(
+        synced.network.scores
+          .penalties(evil.network.peerId)
+          .map((p) => p.reason)
+          .join('\n'),
+      ).toMatch(/served invalid block/);
+      expect(synced.network.scores.isBanned(evil.network.peerId)).toBe(true);
+      await until(() => !synced.network.peers().some((p) => p.id === evil.network.peerId));
+      const errored = synced.sync.state().ActiveSyncs.find((w) => w.Stage === SyncStage.Errored);
+      expect(errored?.Message).toMatch(/invalid/);
+
+      // A fresh node that meets the evil peer first refuses its chain and completes sync from the honest one.
+      const fresh = await node('fresh');
+      await fresh.network.connect(evil.network.listenAddresses()[0]!);
+      await until(() => fresh.sync.badBlocks.has(forgedCid));
+      await fresh.network.connect(producerNode.network.listenAddresses()[0]!);
+      await until(() => fresh.chain.head().key.equals(honestHead.key));
+      await fresh.sync.idle();
+      expect(fresh.sync.badBlocks.describe(forgedCid)).toMatch(reason);
+      expect(fresh.network.scores.isBanned(evil.network.peerId)).toBe(true);
+      const [freshState, honestState] = await Promise.all([
+        fresh.states.stateOf(fresh.chain.head()),
+        producerNode.states.stateOf(honestHead),
+      ]);
+      expect(freshState.stateRoot.equals(honestState.stateRoot)).toBe(true);
+    },
+    SETUP_TIMEOUT_MS,
+  );
+});
