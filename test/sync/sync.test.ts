@@ -7,20 +7,8 @@
  * while a fresh node that met that peer first still completes its sync from the honest one.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import pino from 'pino';
-import { exportGenesisCar } from '../../src/chain/genesis/index.js';
-import { ChainStore, TipSetStates } from '../../src/chain/index.js';
-import { BlockValidator } from '../../src/consensus/index.js';
 import { bls } from '../../src/crypto/index.js';
-import { LedgerDatabase } from '../../src/db/index.js';
-import { importCar } from '../../src/ipld/index.js';
-import { attemptElection, type BlockTemplate, createBlock } from '../../src/miner/index.js';
-import { LedgerNetwork, loadOrCreatePeerKey } from '../../src/net/index.js';
-import { connectSyncToNetwork, SyncManager, SyncStage } from '../../src/sync/index.js';
+import { SyncStage } from '../../src/sync/index.js';
 import {
   type BlockHeader,
   type BlockMsg,
@@ -32,109 +20,28 @@ import {
   signedMessageCid,
   TipSet,
 } from '../../src/types/index.js';
-import {
-  alice,
-  carol,
-  fullBlock,
-  MINER,
-  type MiningChain,
-  miningChain,
-  sign,
-  signMessage,
-  worker,
-} from '../consensus/mining-chain.js';
-import { PARAMS } from '../vm/harness.js';
+import { alice, carol, type MiningChain, miningChain, sign, signMessage, worker } from '../consensus/mining-chain.js';
+import { extend, mine as mineOn, type SyncNode, SyncNodes, until } from './sync-nodes.js';
 
-const logger = pino({ level: 'silent' });
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const CHAIN_LENGTH = 4;
 
 let producer: MiningChain;
-const cleanup: Array<() => Promise<void> | void> = [];
+let nodes: SyncNodes;
 
-async function mine(base: TipSet, messages: SignedMessage[]): Promise<{ block: FullBlock; msg: BlockMsg }> {
-  // Mining reads the producer node's own store, so every state it needs is executed there.
-  const ctx = { ...producer.ctx, chain: producerNode.chain, states: producerNode.states };
-  for (let round = base.height + 1n; round < base.height + 20n; round++) {
-    const win = await attemptElection(ctx, MINER, base, round, sign);
-    if (win === null) continue;
-    const template: BlockTemplate = {
-      miner: MINER,
-      parents: base.key,
-      ticket: win.ticket,
-      eproof: win.electionProof,
-      beaconValues: win.beaconEntries,
-      messages,
-      epoch: round,
-      timestamp: base.timestamp + PARAMS.blockDelaySecs * (round - base.height),
-      winningPoStProof: win.winPoStProof,
-    };
-    const msg = await createBlock(ctx, template, sign);
-    return { block: fullBlock(msg, messages), msg };
-  }
-  throw new Error('the miner won no round in 20');
+/** A block the producer's miner wins on `base`, mined on the producer node's own store. */
+function mine(base: TipSet, messages: SignedMessage[]): Promise<{ block: FullBlock; msg: BlockMsg }> {
+  return mineOn(producer, producerNode, base, messages);
 }
 
-/** Validates a block on the node's chain, stores it and adds its tipset. */
-async function extend(target: { chain: ChainStore; validator: BlockValidator }, block: FullBlock): Promise<TipSet> {
-  const tipSet = await target.validator.validateTipSet([block]);
-  target.chain.putBlock(block);
-  target.chain.addTipSet(tipSet);
-  return tipSet;
-}
+const node = (name: string): Promise<SyncNode> => nodes.node(name);
 
-/** A node on the producer's genesis: its own SQLite chain store, validator and network. */
-async function node(name: string) {
-  const db = LedgerDatabase.open(':memory:');
-  const car = new PassThrough();
-  const exported = exportGenesisCar(producer.chain.blockstore, producer.chain.genesis.cids[0]!, car);
-  await importCar(db.blockstore, car);
-  await exported;
-  const chain = ChainStore.initialize({ db, params: PARAMS }, producer.chain.genesis.cids[0]!);
-  const states = new TipSetStates(chain, db);
-  const validator = new BlockValidator({ chain, states, beacon: producer.beacon, params: PARAMS });
-  const repo = mkdtempSync(join(tmpdir(), `ledger-sync-${name}-`));
-  const network = await LedgerNetwork.create({
-    chain,
-    networkName: 'ledger-test',
-    privateKey: await loadOrCreatePeerKey(repo),
-    listen: ['/ip4/127.0.0.1/tcp/0'],
-    logger,
-  });
-  const sync = new SyncManager({
-    chain,
-    validator,
-    exchange: network.exchange,
-    params: PARAMS,
-    logger,
-    penalizer: network.scores,
-    connectedPeers: () => network.peers().map((p) => p.id),
-  });
-  connectSyncToNetwork({ network, sync, chain, states, params: PARAMS, logger });
-  await network.start();
-  cleanup.push(async () => {
-    sync.stop();
-    await network.stop();
-    await chain.settled();
-    db.close();
-    rmSync(repo, { recursive: true, force: true });
-  });
-  return { db, chain, states, validator, network, sync };
-}
-
-async function until(check: () => boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-let producerNode: Awaited<ReturnType<typeof node>>;
+let producerNode: SyncNode;
 const produced: { block: FullBlock; msg: BlockMsg }[] = [];
 
 beforeAll(async () => {
   producer = await miningChain();
+  nodes = new SyncNodes(producer);
   producerNode = await node('producer');
   let base = producerNode.chain.head();
   for (let i = 0; i < CHAIN_LENGTH; i++) {
@@ -146,7 +53,7 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  for (const step of cleanup.reverse()) await step();
+  await nodes?.close();
   await producer?.remove();
 });
 
