@@ -109,6 +109,9 @@ export declare function proofsParameterStatus(dir: string, circuit: string): Par
 /** AddPiece + PC1 + PC2 of a sector holding `piece` (exactly the sector's unpadded size). */
 export declare function proofsPrecommitSectorAsync(sector: SectorRef, ticket: Uint8Array, piece: Uint8Array): Promise<SectorCommitments>
 
+/** Reads the winning PoSt proving key into memory ahead of the first proof; resolves to true. */
+export declare function proofsPreloadWinningPostKeyAsync(postProof: number): Promise<boolean>
+
 /** Pre-seals a genesis sector like lotus-seed: deterministic piece, PC1, PC2, finalize. */
 export declare function proofsPresealSectorAsync(sector: SectorRef): Promise<SectorCommitments>
 

@@ -857,6 +857,7 @@ module.exports.proofsGenerateWindowPostAsync = nativeBinding.proofsGenerateWindo
 module.exports.proofsGenerateWinningPostAsync = nativeBinding.proofsGenerateWinningPostAsync
 module.exports.proofsParameterStatus = nativeBinding.proofsParameterStatus
 module.exports.proofsPrecommitSectorAsync = nativeBinding.proofsPrecommitSectorAsync
+module.exports.proofsPreloadWinningPostKeyAsync = nativeBinding.proofsPreloadWinningPostKeyAsync
 module.exports.proofsPresealSectorAsync = nativeBinding.proofsPresealSectorAsync
 module.exports.proofsResolveDirs = nativeBinding.proofsResolveDirs
 module.exports.proofsVerifySealAsync = nativeBinding.proofsVerifySealAsync

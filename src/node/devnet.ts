@@ -156,8 +156,9 @@ export async function createDevnet(
     { type: 'account', balance: MINER_OWNER_BALANCE, owner: miner.owner },
   ];
   // Dated one epoch back, so round 1 is due as soon as the node runs: the first block then waits only
-  // for its winning PoSt, not for a whole block time on top.
-  const timestamp = BigInt(Math.floor(Date.now() / 1000)) - options.blockDelaySecs;
+  // for its winning PoSt, not for a whole block time on top. Rounded up, so round 2 is not due yet
+  // (its mining time is a propagation delay past block 1's timestamp, which is at most 1 s ahead).
+  const timestamp = BigInt(Math.ceil(Date.now() / 1000)) - options.blockDelaySecs;
   const networkName = `localnet-${randomUUID()}`;
   const genesis = buildGenesis(
     db.blockstore,

@@ -18,6 +18,7 @@ export {
   generateWinningPost,
   type PoStRequest,
   type PoStSector,
+  preloadWinningPostKey,
   verifyWindowPost,
   verifyWinningPost,
   winningPostSectorChallenge,

@@ -5,6 +5,7 @@ import {
   generateWinningPost,
   type PoStRequest,
   ProofsError,
+  preloadWinningPostKey,
   verifyWinningPost,
   winningPostSectorChallenge,
 } from '../../src/proofs/index.js';
@@ -87,6 +88,12 @@ describe('winning PoSt over pre-sealed sectors', () => {
     expect(await verifyWinningPost({ ...request, sectors: [renumbered] }, proof)).toBe(false);
   });
 
+  it('preloads the winning PoSt proving key (a window PoSt type is refused); proofs after it verify', async () => {
+    await preloadWinningPostKey();
+    await expect(preloadWinningPostKey(10)).rejects.toMatchObject({ code: 'ERR_INVALID_PROOF_INPUT' });
+    const again = await generateWinningPost(miner.dir, request);
+    expect(await verifyWinningPost(request, again)).toBe(true);
+  });
   it('refuses malformed requests with ERR_INVALID_PROOF_INPUT', async () => {
     const refusals = [
       generateWinningPost(miner.dir, { ...request, sectors: miner.sectors }),

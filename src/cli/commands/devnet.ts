@@ -87,6 +87,12 @@ export function devnetCommand(): Command {
     )
     .option('--no-mine', 'serve the chain without mining')
     .action(async (options: DevnetCommandOptions, command: Command) => {
+      if (options.mine !== false) {
+        // The first block waits on the winning PoSt proving key: read it on a worker thread while the
+        // node stack loads. Missing parameters are generated, and reported, by the start below.
+        const { preloadWinningPostKey } = await import('../../proofs/index.js');
+        preloadWinningPostKey().catch(() => undefined);
+      }
       // Loaded here, not at the top: the node stack would slow down every other command's start.
       const { defaultRepoPath, LedgerNode, stopOnSignal } = await import('../../node/index.js');
       const { devnetAccounts } = await import('../../node/devnet.js');
