@@ -370,7 +370,9 @@ pub fn proofs_winning_post_sector_challenge_async(
 #[napi(ts_return_type = "Promise<boolean>")]
 pub fn proofs_preload_winning_post_key_async(post_proof: i64) -> Result<AsyncTask<ProofTask<bool>>> {
     let proof_type = registry::post_proof(post_proof).map_err(coded)?;
-    Ok(ProofTask::new(move || post::preload_winning_post_key(proof_type).map(|()| true)))
+    Ok(ProofTask::new(move || {
+        post::preload_winning_post_key(proof_type).map(|()| true)
+    }))
 }
 
 /// A winning PoSt over the challenged sectors, whose replicas are under `dir`.
