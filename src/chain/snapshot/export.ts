@@ -60,6 +60,9 @@ export async function exportSnapshot(
   let blocks = 0;
   let bytes = 0;
   let epoch = head.height;
+  const floor = head.height - recentStateRoots;
+  // The lowest tipset that carries its state: above the floor, and not a null round.
+  let oldestWithState = head.height;
   let lastReport = 0;
   const report = () => options.onProgress?.({ epoch, headEpoch: head.height, blocks, bytes });
   function* counted() {
@@ -68,6 +71,7 @@ export async function exportSnapshot(
       skipOldMessages: options.skipOldMessages ?? false,
       onHeader: (header) => {
         if (header.height < epoch) epoch = header.height;
+        if (header.height > floor && header.height < oldestWithState) oldestWithState = header.height;
       },
     })) {
       blocks++;
@@ -85,12 +89,11 @@ export async function exportSnapshot(
     walk.close();
   }
   report();
-  const floor = head.height - recentStateRoots;
   return {
     head,
     blocks,
     bytes,
-    oldestStateEpoch: floor < 1n ? 1n : floor + 1n,
+    oldestStateEpoch: floor < 1n ? 1n : oldestWithState,
     full: floor < 1n,
   };
 }
