@@ -25,7 +25,7 @@ import { BlockValidator } from '../src/consensus/index.js';
 import { blake2b256, bls, secp256k1 } from '../src/crypto/index.js';
 import { LedgerDatabase } from '../src/db/index.js';
 import { importCar } from '../src/ipld/index.js';
-import { attemptElection, type BlockTemplate, createBlock, type MinerContext } from '../src/miner/index.js';
+import { attemptElection, createBlock, type MinerContext, winningBlockTemplate } from '../src/miner/index.js';
 import { LedgerNetwork, loadOrCreatePeerKey } from '../src/net/index.js';
 import { DEVNET_2K } from '../src/params/index.js';
 import { ensureParameters, presealSector, sealedCid, unsealedCid } from '../src/proofs/index.js';
@@ -179,17 +179,14 @@ async function mineChain(): Promise<ProducedChain> {
         election = await attemptElection(ctx, MINER, base, chosenRound, sign);
       }
       const included = i % 2 === 0 ? [transfer(nonce++)] : [];
-      const template: BlockTemplate = {
+      const template = winningBlockTemplate({
         miner: MINER,
-        parents: base.key,
-        ticket: election.ticket,
-        eproof: election.electionProof,
-        beaconValues: election.beaconEntries,
+        base,
+        round: chosenRound,
+        win: election,
         messages: included,
-        epoch: chosenRound,
-        timestamp: GENESIS_TIMESTAMP + params.blockDelaySecs * chosenRound,
-        winningPoStProof: election.winPoStProof,
-      };
+        blockDelaySecs: params.blockDelaySecs,
+      });
       const msg = await createBlock(ctx, template, sign);
       const block: FullBlock = { header: msg.header, blsMessages: [], secpkMessages: included };
       base = await producer.validator.validateTipSet([block]);

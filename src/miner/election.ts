@@ -12,11 +12,13 @@ import {
   type ElectionProof,
   type PoStProof,
   SignatureType,
+  type SignedMessage,
   type Ticket,
   type TipSet,
 } from '../types/index.js';
 import { getMiningBaseInfo } from './base-info.js';
 import type { MinerContext, SignFunction } from './context.js';
+import type { BlockTemplate } from './create-block.js';
 import { MinerError, MinerErrorCode } from './errors.js';
 
 export interface ElectionWin {
@@ -24,6 +26,32 @@ export interface ElectionWin {
   readonly electionProof: ElectionProof;
   readonly beaconEntries: readonly BeaconEntry[];
   readonly winPoStProof: readonly PoStProof[];
+}
+
+/**
+ * The template of the block `miner` won in `round` on `base`. Its timestamp follows Filecoin's rule:
+ * the base's time plus one block delay per epoch since the base (null rounds included).
+ */
+export function winningBlockTemplate(input: {
+  readonly miner: Address;
+  readonly base: TipSet;
+  readonly round: bigint;
+  readonly win: ElectionWin;
+  readonly messages: readonly SignedMessage[];
+  readonly blockDelaySecs: bigint;
+}): BlockTemplate {
+  const { miner, base, round, win, messages, blockDelaySecs } = input;
+  return {
+    miner,
+    parents: base.key,
+    ticket: win.ticket,
+    eproof: win.electionProof,
+    beaconValues: win.beaconEntries,
+    messages,
+    epoch: round,
+    timestamp: base.timestamp + blockDelaySecs * (round - base.height),
+    winningPoStProof: win.winPoStProof,
+  };
 }
 
 async function vrf(sign: SignFunction, worker: Address, input: Uint8Array, what: string): Promise<Uint8Array> {

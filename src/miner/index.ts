@@ -11,5 +11,5 @@ export {
 } from './base-info.js';
 export type { MinerContext, SignFunction } from './context.js';
 export { type BlockTemplate, blockTemplateFromLotusJson, createBlock } from './create-block.js';
-export { attemptElection, type ElectionWin } from './election.js';
+export { attemptElection, type ElectionWin, winningBlockTemplate } from './election.js';
 export { MinerError, MinerErrorCode } from './errors.js';

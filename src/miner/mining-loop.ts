@@ -29,7 +29,7 @@ import {
   TipSet,
 } from '../types/index.js';
 import type { BlockTemplate } from './create-block.js';
-import type { ElectionWin } from './election.js';
+import { type ElectionWin, winningBlockTemplate } from './election.js';
 
 /** Messages for a new block (engineer C's MessagePool implements it; Lotus `MpoolSelect`). */
 export interface BlockMessageSource {
@@ -182,17 +182,14 @@ export class MiningLoop {
       return false;
     }
     const messages = (await this.#options.messages?.selectMessages(base, ticketQuality(win.ticket))) ?? [];
-    const template: BlockTemplate = {
+    const template = winningBlockTemplate({
       miner,
-      parents: base.key,
-      ticket: win.ticket,
-      eproof: win.electionProof,
-      beaconValues: win.beaconEntries,
+      base,
+      round,
+      win,
       messages,
-      epoch: round,
-      timestamp,
-      winningPoStProof: win.winPoStProof,
-    };
+      blockDelaySecs: this.#options.blockDelaySecs,
+    });
     const block = fullBlockOf(await this.#options.createBlock(template), messages);
     const built = this.#clock();
     // Published at its timestamp, never before: a block from the future is invalid.

@@ -15,6 +15,7 @@ import {
   createBlock,
   getMiningBaseInfo,
   miningBaseInfoToLotusJson,
+  winningBlockTemplate,
 } from '../../src/miner/index.js';
 import { StateTree } from '../../src/state/index.js';
 import {
@@ -56,17 +57,14 @@ async function mine(
   for (let round = firstRound; round < base.height + 20n; round++) {
     const win = await attemptElection(mc.ctx, MINER, base, round, sign);
     if (win === null) continue;
-    const template: BlockTemplate = {
+    const template = winningBlockTemplate({
       miner: MINER,
-      parents: base.key,
-      ticket: win.ticket,
-      eproof: win.electionProof,
-      beaconValues: win.beaconEntries,
+      base,
+      round,
+      win,
       messages,
-      epoch: round,
-      timestamp: base.timestamp + PARAMS.blockDelaySecs * (round - base.height),
-      winningPoStProof: win.winPoStProof,
-    };
+      blockDelaySecs: PARAMS.blockDelaySecs,
+    });
     return { block: fullBlock(await createBlock(mc.ctx, template, sign), messages), template };
   }
   throw new Error('the miner won no round in 20');

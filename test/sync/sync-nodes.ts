@@ -14,7 +14,7 @@ import { ChainStore, TipSetStates } from '../../src/chain/index.js';
 import { BlockValidator } from '../../src/consensus/index.js';
 import { LedgerDatabase } from '../../src/db/index.js';
 import { importCar } from '../../src/ipld/index.js';
-import { attemptElection, type BlockTemplate, createBlock } from '../../src/miner/index.js';
+import { attemptElection, createBlock, winningBlockTemplate } from '../../src/miner/index.js';
 import { LedgerNetwork, loadOrCreatePeerKey } from '../../src/net/index.js';
 import { connectSyncToNetwork, SyncManager } from '../../src/sync/index.js';
 import type { Address, BlockMsg, FullBlock, SignedMessage, TipSet } from '../../src/types/index.js';
@@ -45,17 +45,14 @@ export async function mine(
   for (let round = base.height + 1n; round < base.height + 20n; round++) {
     const win = await attemptElection(ctx, miner, base, round, sign);
     if (win === null) continue;
-    const template: BlockTemplate = {
-      miner,
-      parents: base.key,
-      ticket: win.ticket,
-      eproof: win.electionProof,
-      beaconValues: win.beaconEntries,
+    const template = winningBlockTemplate({
+      miner: miner,
+      base,
+      round,
+      win,
       messages,
-      epoch: round,
-      timestamp: base.timestamp + PARAMS.blockDelaySecs * (round - base.height),
-      winningPoStProof: win.winPoStProof,
-    };
+      blockDelaySecs: PARAMS.blockDelaySecs,
+    });
     const msg = await createBlock(ctx, template, sign);
     return { block: fullBlock(msg, messages), msg };
   }
