@@ -14,6 +14,7 @@ import { Repo } from '../../src/node/repo.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
 
 const TIMEOUT_MS = 20 * 60_000;
+const CHAIN_LENGTH = 40;
 const MAIN = pathToFileURL(resolve('src/cli/main.ts')).href;
 
 let miner: Devnet;
@@ -56,17 +57,19 @@ async function followerHeight(): Promise<number | undefined> {
   }
 }
 
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+async function until(check: () => Promise<boolean>, what: string, pollMs = 100): Promise<void> {
   const deadline = Date.now() + TIMEOUT_MS;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
 beforeAll(async () => {
   miner = await startDevnet({ blockTimeMs: 1000, accounts: 1 });
-  await miner.waitForHeight(12, TIMEOUT_MS);
+  // Long enough that catching up takes a while (a follower validates about 60 epochs a second
+  // unloaded, slower on a busy machine, which widens the window too): it is caught mid-sync.
+  await miner.waitForHeight(CHAIN_LENGTH, TIMEOUT_MS);
   repo = mkdtempSync(join(tmpdir(), 'ledger-restart-'));
   await importGenesisIntoRepo(repo, join(miner.repoPath, 'genesis.car'));
 }, TIMEOUT_MS);
@@ -82,9 +85,17 @@ test(
   async () => {
     const bootstrap = miner.node.net!.network.listenAddresses()[0]!;
     const first = daemon(bootstrap);
-    await until(async () => ((await followerHeight()) ?? 0) >= 3, 'the follower to start syncing');
+    let reached = 0;
+    // Polled closely: the first height above genesis the follower reports is taken mid-sync.
+    await until(
+      async () => {
+        reached = (await followerHeight()) ?? 0;
+        return reached > 0;
+      },
+      'the follower to start syncing',
+      5,
+    );
     const target = Number(miner.node.chain!.chain.head().height);
-    const reached = (await followerHeight()) ?? 0;
     expect(reached).toBeLessThan(target); // still mid-sync when killed
     const exited = new Promise((r) => first.once('exit', r));
     first.kill('SIGKILL');
