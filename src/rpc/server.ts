@@ -45,7 +45,8 @@ export class RpcServer {
 
   static async start(options: RpcServerOptions): Promise<RpcServer> {
     const stopping = new AbortController();
-    const app = buildApp(options, stopping.signal);
+    const calls = new Set<Promise<unknown>>();
+    const app = buildApp(options, stopping.signal, calls);
     try {
       await app.listen({ host: options.host, port: options.port });
     } catch (error) {
@@ -56,20 +57,24 @@ export class RpcServer {
       });
     }
     const { port } = app.server.address() as AddressInfo;
-    return new RpcServer(() => {
+    return new RpcServer(async () => {
       // Requests that wait for the chain (StateWaitMsg) end now instead of holding the close up.
       stopping.abort(new Error('the node is stopping'));
-      return app.close();
+      await app.close();
+      // fastify waits for open connections only: a call whose client hung up is still running,
+      // and the node must not close the database under it.
+      await Promise.allSettled(calls);
     }, port);
   }
 
-  /** Stops accepting connections and waits for the requests in flight. */
+  /** Stops accepting connections and waits for the calls in flight, those whose client left included. */
   close(): Promise<void> {
     return this.#close();
   }
 }
 
-function buildApp(options: RpcServerOptions, stopping: AbortSignal) {
+/** `calls` holds every dispatch still running, so the close can wait for them. */
+function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<Promise<unknown>>) {
   const logger = options.logger.child({ module: 'rpc' });
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   // No log line per request: at thousands of calls a second it would cost more than the calls.
@@ -177,9 +182,12 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal) {
         return signal;
       };
       let response: string | undefined;
+      const handling = dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signalOf);
+      calls.add(handling);
       try {
-        response = await dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signalOf);
+        response = await handling;
       } finally {
+        calls.delete(handling);
         if (hangUp !== undefined) reply.raw.off('close', hangUp);
       }
       if (response === undefined) return reply.code(204).send();
