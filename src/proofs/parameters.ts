@@ -72,18 +72,24 @@ export function parameterStatus(options: ParameterOptions = {}): ParameterStatus
 /**
  * Makes every circuit's files complete: keeps complete files, generates the others off the main
  * thread (one circuit at a time; other processes generating the same circuit are waited for).
+ * `onProgress` hears of the circuits to generate only: with every file cached it is never called.
  */
 export async function ensureParameters(
   options: ParameterOptions & { onProgress?: (event: ParameterProgress) => void } = {},
 ): Promise<ParameterStatus[]> {
   const dir = parameterDir(options.dir);
   const circuits = circuitsFor(options);
+  const toGenerate = parameterStatus(options)
+    .filter((status) => status.state !== 'complete')
+    .map((status) => status.circuit);
   const results: ParameterStatus[] = [];
-  for (const [index, circuit] of circuits.entries()) {
-    options.onProgress?.({ circuit, index, total: circuits.length, phase: 'start' });
+  for (const circuit of circuits) {
+    const index = toGenerate.indexOf(circuit);
+    const progress = { circuit, index, total: toGenerate.length };
+    if (index >= 0) options.onProgress?.({ ...progress, phase: 'start' });
     const status = fromNative(await callAsync(() => native.proofsEnsureParametersAsync(dir, circuit)));
     results.push(status);
-    options.onProgress?.({ circuit, index, total: circuits.length, phase: 'done', status });
+    if (index >= 0) options.onProgress?.({ ...progress, phase: 'done', status });
   }
   return results;
 }

@@ -38,12 +38,15 @@ describe('the parameter cache', () => {
     expect(window!.vkPath).toMatch(/-0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0\.vk$/);
   });
 
-  it('keeps complete files instead of generating them again', async () => {
-    const statuses = await ensureParameters();
+  it('keeps complete files instead of generating them again, and reports no progress for them', async () => {
+    const progress: unknown[] = [];
+    const statuses = await ensureParameters({ onProgress: (event) => progress.push(event) });
     expect(statuses.map((s) => [s.circuit, s.generated])).toEqual([
       ['winning-post', false],
       ['window-post', false],
     ]);
+    // `ledger devnet` draws its "generating proof parameters" bar from these events.
+    expect(progress).toEqual([]);
   });
 
   it('`ledger proofs params --check` reports present and missing files', async () => {
