@@ -3,6 +3,7 @@
 //! ordinary bellperson proofs, checked by the library's verifier.
 
 mod assignment;
+pub mod batch_affine;
 pub mod msm;
 pub mod prover;
 pub mod proving_keys;
