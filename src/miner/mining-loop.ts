@@ -91,6 +91,26 @@ export function fullBlockOf(block: BlockMsg, messages: readonly SignedMessage[])
 
 class Aborted extends Error {}
 
+/** `work`'s value, or `Aborted` as soon as `signal` fires (the work's own outcome is then ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Aborted());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) reject(new Aborted());
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(signal.aborted ? new Aborted() : error);
+      },
+    );
+  });
+}
+
 export class MiningLoop {
   readonly #options: MiningLoopOptions;
   readonly #clock: () => number;
@@ -126,7 +146,10 @@ export class MiningLoop {
     });
   }
 
-  /** Stops after the current step: a proof in flight finishes, its block is dropped. */
+  /**
+   * Stops at once: a sleep ends, and an election in flight (its winning PoSt takes seconds) is
+   * left to finish on its own thread, its result dropped.
+   */
   async stop(): Promise<void> {
     this.#abort?.abort();
     await this.#running;
@@ -174,9 +197,8 @@ export class MiningLoop {
   async #mineRound(base: TipSet, round: bigint, timestamp: bigint, signal: AbortSignal): Promise<boolean> {
     const { chain, logger, miner } = this.#options;
     const started = this.#clock();
-    const win = await this.#options.elect(base, round);
+    const win = await untilAborted(this.#options.elect(base, round), signal);
     const elected = this.#clock();
-    if (signal.aborted) throw new Aborted();
     if (win === null) {
       logger?.debug({ round: Number(round) }, 'not elected: null round');
       return false;

@@ -3,8 +3,9 @@ import type { LedgerNode } from './node.js';
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /**
- * Stops the node cleanly on SIGINT or SIGTERM and resolves once it has stopped. A second signal
- * during the stop exits at once, for an operator who does not want to wait.
+ * Stops the node cleanly on SIGINT or SIGTERM, then ends the process: a winning PoSt the miner
+ * abandoned may still be running on a native thread, and nothing is left to wait for it. A second
+ * signal during the stop exits at once, for an operator who does not want to wait.
  */
 export function stopOnSignal(node: LedgerNode): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -19,6 +20,8 @@ export function stopOnSignal(node: LedgerNode): Promise<void> {
       node.stop().then(() => {
         for (const s of STOP_SIGNALS) process.off(s, onSignal);
         resolve();
+        // After the caller's continuation (it may still print), not before.
+        setImmediate(() => process.exit(process.exitCode ?? 0));
       }, reject);
     };
     for (const s of STOP_SIGNALS) process.on(s, onSignal);

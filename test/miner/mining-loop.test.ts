@@ -113,3 +113,30 @@ test('ticket quality is 1 − blake2b(VRFProof)/2^256 (Lotus Ticket.Quality)', (
     expect(ticketQuality({ vrfProof })).toBeLessThan(1);
   }
 });
+
+test('stop() does not wait for an election in flight (a winning PoSt takes seconds); its late result is dropped', async () => {
+  const chain = devnet.node.chain!;
+  let electing!: () => void;
+  const started = new Promise<void>((resolve) => {
+    electing = resolve;
+  });
+  let finishElection!: (win: null) => void;
+  const loop = loopWith(
+    () =>
+      new Promise<null>((resolve) => {
+        electing();
+        finishElection = resolve;
+      }),
+  );
+  loop.start();
+  await started;
+  const stopping = Date.now();
+  await loop.stop();
+  expect(Date.now() - stopping).toBeLessThan(500);
+  expect(loop.running).toBe(false);
+  // The election ends after the stop: nothing is counted and the chain is untouched.
+  finishElection(null);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(loop.nullRounds).toBe(0);
+  expect(chain.chain.head().height).toBe(0n);
+});
