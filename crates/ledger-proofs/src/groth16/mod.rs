@@ -4,6 +4,7 @@
 
 mod assignment;
 pub mod batch_affine;
+pub mod fft;
 pub mod msm;
 pub mod prover;
 pub mod proving_keys;

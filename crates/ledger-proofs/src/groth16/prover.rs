@@ -1,19 +1,17 @@
 //! A Groth16 prover for bellperson proving keys that keeps the key in memory and does the
 //! multi-scalar multiplications with blst (see `msm`). Same algebra as bellperson's CPU prover:
-//! synthesize, H through FFTs over the evaluation domain, then the five queries.
+//! synthesize, H through FFTs over the evaluation domain (`fft`), then the five queries.
 
-use bellperson::domain::EvaluationDomain;
-use bellperson::gpu::LockedFftKernel;
 use bellperson::groth16::{Parameters, Proof};
 use bellperson::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
-use ec_gpu_gen::threadpool::Worker;
 use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::Curve;
 use std::time::Instant;
 
 use super::assignment::Assignment;
+use super::fft;
 use super::msm::{msm, select};
 
 /// Why a proof could not be made.
@@ -21,8 +19,6 @@ use super::msm::{msm, select};
 pub enum ProveError {
     #[error("circuit synthesis failed: {0}")]
     Synthesis(#[from] SynthesisError),
-    #[error("FFT failed: {0}")]
-    Fft(String),
     #[error(
         "the proving key does not fit this circuit: its {query} query has {have} points, the circuit needs {need}"
     )]
@@ -56,27 +52,6 @@ fn head<'a, P>(query: &'static str, all: &'a [P], need: usize) -> Result<&'a [P]
     })
 }
 
-/// Coefficients of H = (A·B − C) / Z over the constraint domain (the first m − 1 of them).
-fn h_coefficients(cs: &mut Assignment) -> Result<Vec<Scalar>, ProveError> {
-    let fft = |e: bellperson::gpu::GpuError| ProveError::Fft(e.to_string());
-    let worker = Worker::new();
-    let mut kernel: Option<LockedFftKernel<Scalar>> = None;
-    let mut a = EvaluationDomain::from_coeffs(std::mem::take(&mut cs.a))?;
-    let mut b = EvaluationDomain::from_coeffs(std::mem::take(&mut cs.b))?;
-    let mut c = EvaluationDomain::from_coeffs(std::mem::take(&mut cs.c))?;
-    EvaluationDomain::ifft_many(&mut [&mut a, &mut b, &mut c], &worker, &mut kernel).map_err(fft)?;
-    EvaluationDomain::coset_fft_many(&mut [&mut a, &mut b, &mut c], &worker, &mut kernel).map_err(fft)?;
-    a.mul_assign(&worker, &b);
-    drop(b);
-    a.sub_assign(&worker, &c);
-    drop(c);
-    a.divide_by_z_on_coset(&worker);
-    a.icoset_fft(&worker, &mut kernel).map_err(fft)?;
-    let mut h = a.into_coeffs();
-    h.pop();
-    Ok(h)
-}
-
 /// A proof of `circuit` under `params`, blinded with `r` and `s` (random and secret).
 pub fn prove<C: Circuit<Scalar>>(
     circuit: C,
@@ -105,7 +80,11 @@ pub fn prove<C: Circuit<Scalar>>(
     }
 
     step("synthesis");
-    let h_scalars = h_coefficients(&mut cs)?;
+    let h_scalars = fft::h_coefficients(
+        std::mem::take(&mut cs.a),
+        std::mem::take(&mut cs.b),
+        std::mem::take(&mut cs.c),
+    );
     step("fft");
     let h = msm(points("h", &params.h, 0, h_scalars.len())?, &h_scalars);
     step("msm h");
