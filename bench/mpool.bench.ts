@@ -68,11 +68,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * loader the same HTTP server answers about half as many requests.
  */
 function assertBuilt(): void {
-  const built = join(root, 'dist', 'cli', 'main.js');
+  const built = join(root, 'dist', 'bundle', 'main.js');
   if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build:ts` first');
-  if (
-    statSync(join(root, 'dist', 'rpc', 'server.js')).mtimeMs < statSync(join(root, 'src', 'rpc', 'server.ts')).mtimeMs
-  ) {
+  if (statSync(built).mtimeMs < statSync(join(root, 'src', 'rpc', 'server.ts')).mtimeMs) {
     throw new Error('dist/ is older than src/: run `npm run build:ts` first');
   }
 }

@@ -25,10 +25,10 @@ interface Run {
 }
 
 function assertBuilt(): void {
-  const built = join(root, 'dist', 'cli', 'main.js');
+  const built = join(root, 'dist', 'bundle', 'main.js');
   if (!existsSync(built)) throw new Error('dist/ is missing: run `npm run build:ts` first');
   const source = statSync(join(root, 'src', 'node', 'node.ts')).mtimeMs;
-  if (statSync(join(root, 'dist', 'node', 'node.js')).mtimeMs < source) {
+  if (statSync(built).mtimeMs < source) {
     throw new Error('dist/ is older than src/: run `npm run build:ts` first');
   }
 }

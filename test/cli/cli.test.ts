@@ -46,7 +46,7 @@ function assertBuildIsFresh(): void {
         entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs,
       ),
     );
-  const built = join(root, 'dist', 'cli', 'main.js');
+  const built = join(root, 'dist', 'bundle', 'main.js');
   const sources = ['cli', 'rpc', 'wallet', 'node'].map((d) => newest(join(root, 'src', d)));
   if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources)) {
     throw new Error('dist/ is missing or older than src/: run `npm run build:ts` before the CLI tests');

@@ -63,7 +63,7 @@ function stop(child: ChildProcess): Promise<number | null> {
 }
 
 beforeAll(() => {
-  const built = join(root, 'dist', 'cli', 'commands', 'devnet.js');
+  const built = join(root, 'dist', 'bundle', 'main.js');
   if (
     !existsSync(built) ||
     statSync(built).mtimeMs < statSync(join(root, 'src', 'cli', 'commands', 'devnet.ts')).mtimeMs
