@@ -98,8 +98,19 @@ export interface RpcMethod {
   readonly params: readonly ParamDeclaration<unknown>[];
   readonly result: ResultDeclaration<unknown>;
   readonly aliases: readonly string[];
-  /** Runs the handler on decoded parameters and returns the Lotus JSON of its result. */
-  readonly invoke: (params: readonly unknown[], context: RpcContext, call: CallInfo) => Promise<unknown>;
+  /**
+   * Runs the handler on decoded parameters and returns the Lotus JSON of its result: at once for
+   * a handler that answers synchronously (ChainHead and most reads), else a promise. A synchronous
+   * handler's error is thrown, an asynchronous one's rejects.
+   */
+  readonly invoke: (params: readonly unknown[], context: RpcContext, call: CallInfo) => unknown;
+}
+
+/** A value or the promise of one: what the dispatcher passes along without waiting when it can. */
+export type MaybePromise<T> = T | Promise<T>;
+
+export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return value instanceof Promise;
 }
 
 export function declareMethod<const P extends readonly unknown[], R>(declaration: MethodDeclaration<P, R>): RpcMethod {
@@ -112,7 +123,10 @@ export function declareMethod<const P extends readonly unknown[], R>(declaration
     params: declaration.params as readonly ParamDeclaration<unknown>[],
     result: result as ResultDeclaration<unknown>,
     aliases: declaration.aliases ?? [],
-    invoke: async (params, context, call) => result.encode(await handler(params as unknown as P, context, call)),
+    invoke: (params, context, call) => {
+      const value = handler(params as unknown as P, context, call);
+      return isPromise(value) ? value.then(result.encode) : result.encode(value);
+    },
   };
 }
 

@@ -6,7 +6,7 @@
  * JSON-RPC errors, permission denials included, are HTTP 200 with an error object.
  */
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyError, type FastifyRequest, LogController } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
 import { LedgerError } from '../utils/errors.js';
@@ -14,7 +14,7 @@ import type { RpcContext } from './context.js';
 import { Dispatcher } from './dispatcher.js';
 import { JsonRpcErrorCode } from './errors.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './limits.js';
-import { API_VERSIONS, type RpcMethod } from './method.js';
+import { API_VERSIONS, isPromise, type RpcMethod } from './method.js';
 import { allMethods } from './methods/index.js';
 
 const ANONYMOUS_PERMISSIONS = ['read'] as const;
@@ -166,7 +166,10 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
       context: options.context,
       logger,
     });
-    app.post(`/rpc/v${apiVersion}`, async (request, reply) => {
+    const answer = (reply: FastifyReply, response: string | undefined): FastifyReply =>
+      response === undefined ? reply.code(204).send() : reply.code(200).type('application/json').send(`${response}\n`);
+    // Not an async handler: a call answered synchronously (ChainHead) is sent in the same turn.
+    app.post(`/rpc/v${apiVersion}`, (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
       // Aborted when the server stops or the client hangs up before its answer; made only for the
       // methods that wait (most calls never ask, and an abort signal per request costs).
@@ -181,17 +184,15 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
         }
         return signal;
       };
-      let response: string | undefined;
-      const handling = dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signalOf);
-      calls.add(handling);
-      try {
-        response = await handling;
-      } finally {
-        calls.delete(handling);
-        if (hangUp !== undefined) reply.raw.off('close', hangUp);
-      }
-      if (response === undefined) return reply.code(204).send();
-      return reply.code(200).type('application/json').send(`${response}\n`);
+      const handled = dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signalOf);
+      if (!isPromise(handled)) return answer(reply, handled);
+      calls.add(handled);
+      return handled
+        .finally(() => {
+          calls.delete(handled);
+          if (hangUp !== undefined) reply.raw.off('close', hangUp);
+        })
+        .then((response) => answer(reply, response));
     });
   }
   return app;
