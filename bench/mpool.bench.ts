@@ -216,6 +216,10 @@ async function load(
     method: 'POST',
     connections: CONNECTIONS,
     ...(options.amount === undefined ? { duration: DURATION_SECONDS } : { amount: options.amount }),
+    // autocannon notices the end of a run only at its sampling tick: with the default 1 s tick, a
+    // run of `amount` calls lasted until the next whole second, understating calls per second by
+    // up to a seventh (30,000 pushes always measured "7.01 s").
+    sampleInt: 10,
     headers: {
       'content-type': 'application/json',
       ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
