@@ -5,6 +5,7 @@
  * ones), exact arity, strict parameter decoding, Lotus's permission check and error codes.
  * A failure that is not a LedgerError is a bug: the client gets -32603 and the log gets the stack.
  */
+import { isLosslessNumber } from 'lossless-json';
 import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
 import { LedgerError } from '../utils/errors.js';
@@ -54,6 +55,23 @@ function readEnvelope(request: Record<string, unknown>): Envelope {
     );
   }
   throw invalidRequest('"params" must be an array');
+}
+
+/**
+ * The built-in JSON.stringify of a response, several times faster than the lossless writer, where
+ * the two write the same text: an id kept as a LosslessNumber (the only place one can be: params
+ * are made plain before methods see them) needs the lossless writer, and so does a bigint, on
+ * which JSON.stringify throws. `undefined` means "use the lossless writer".
+ */
+function stringifyPlainResponse(response: Response | Response[]): string | undefined {
+  const ids = Array.isArray(response) ? response.map((r) => r.id) : [response.id];
+  if (ids.some((id) => isLosslessNumber(id))) return undefined;
+  try {
+    return JSON.stringify(response);
+  } catch (error) {
+    if (error instanceof TypeError) return undefined;
+    throw error;
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -228,7 +246,7 @@ export class Dispatcher {
       if (text !== undefined) return `{"id":${stringifyJsonLossless(response.id)},"jsonrpc":"2.0","result":${text}}`;
     }
     try {
-      return stringifyJsonLossless(response);
+      return stringifyPlainResponse(response) ?? stringifyJsonLossless(response);
     } catch (error) {
       this.#logger.error({ err: error }, 'RPC response could not be serialized');
       const single = Array.isArray(response) ? null : response.id;

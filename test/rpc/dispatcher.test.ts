@@ -29,6 +29,15 @@ const methods = [
     handler: async () => 8,
   }),
   declareMethod({
+    name: 'Big',
+    description: 'answers an integer beyond 2^53 (a bigint)',
+    permission: 'read',
+    apiVersions: [1],
+    params: [],
+    result: jsonResult<unknown>('value', 'an object holding a bigint', {}),
+    handler: () => ({ Height: 2n ** 64n - 1n, Name: 'é"' }),
+  }),
+  declareMethod({
     name: 'RefuseNow',
     description: 'refuses synchronously',
     permission: 'read',
@@ -90,6 +99,18 @@ describe('Dispatcher.handle', () => {
     );
     expect(dispatcher.handle(JSON.stringify({ jsonrpc: '2.0', method: 'Ledger.Now', params: [] }), ['read'])).toBe(
       undefined,
+    );
+  });
+
+  test('bigints and ids beyond 2^53 are written digit for digit', () => {
+    expect(dispatcher.handle(body('Ledger.Big'), ['read'])).toBe(
+      '{"id":1,"jsonrpc":"2.0","result":{"Height":18446744073709551615,"Name":"é\\""}}',
+    );
+    const bigId = '{"jsonrpc":"2.0","method":"Ledger.Now","params":[],"id":123456789012345678901234567890}';
+    expect(dispatcher.handle(bigId, ['read'])).toBe('{"id":123456789012345678901234567890,"jsonrpc":"2.0","result":7}');
+    const batch = `[${bigId},${body('Ledger.Now', 2)}]`;
+    return expect(dispatcher.handle(batch, ['read'])).resolves.toBe(
+      '[{"id":123456789012345678901234567890,"jsonrpc":"2.0","result":7},{"id":2,"jsonrpc":"2.0","result":7}]',
     );
   });
 
