@@ -87,6 +87,26 @@ describe('admission', () => {
     expect(pool.size).toBe(0);
   });
 
+  test('checks signatures alike one at a time (on the main thread) and in a crowd (in native batches)', async () => {
+    const forgedAt = (signed: SignedMessage): SignedMessage => signSecp(t.senders[1]!, signed.message);
+    const unrecoverable = (signed: SignedMessage): SignedMessage => ({
+      ...signed,
+      signature: { ...signed.signature, data: new Uint8Array(65) },
+    });
+    // Twelve pushes in one turn gather into off-thread batches; each bad one is refused alone.
+    const crowd = Array.from({ length: 12 }, (_, i) => transfer(sender(), BigInt(i)));
+    const sent = crowd.map((signed, i) => (i === 3 ? forgedAt(signed) : i === 7 ? unrecoverable(signed) : signed));
+    const outcomes = await Promise.allSettled(sent.map((signed) => pool.push(signed)));
+    const reasons = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'ok'));
+    expect(reasons[3]).toContain('signature did not match');
+    expect(reasons[7]).toContain('no public key recovers from the signature');
+    expect(reasons.filter((r) => r === 'ok')).toHaveLength(10);
+    // The same refusals one at a time.
+    const single = transfer(sender(), 20n);
+    expect((await refusal(pool.push(unrecoverable(single)))).message).toContain('no public key recovers');
+    expect((await refusal(pool.push(forgedAt(single)))).message).toContain('signature did not match');
+  });
+
   test('refuses a nonce below the state nonce', async () => {
     await t.mine([transfer(sender(), 0n)]);
     await t.chain.settled();
