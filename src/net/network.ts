@@ -255,8 +255,15 @@ export class LedgerNetwork {
     await this.host.services.pubsub.publish(this.blocksTopic, encodeBlockMsg(block));
   }
 
+  /**
+   * Gossips a pool message. With no peer subscribed to the topic there is no one to send it to
+   * (and no one to ask for it later), so the encoding and gossipsub's bookkeeping are skipped: the
+   * pool republishes its local messages periodically, which reaches peers that join afterwards.
+   */
   async publishMessage(message: SignedMessage): Promise<void> {
-    await this.host.services.pubsub.publish(this.messagesTopic, encodeSignedMessage(message));
+    const pubsub = this.host.services.pubsub;
+    if (pubsub.getSubscribers(this.messagesTopic).length === 0) return;
+    await pubsub.publish(this.messagesTopic, encodeSignedMessage(message));
   }
 
   async #answerHello(stream: Stream, connection: Connection): Promise<void> {

@@ -6,9 +6,19 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
 import pino from 'pino';
+import { secp256k1 } from '../../src/crypto/index.js';
 import { type HelloMessage, LedgerNetwork, loadOrCreatePeerKey, type NetworkChain } from '../../src/net/index.js';
-import type { BlockMsg, TipSet } from '../../src/types/index.js';
+import {
+  Address,
+  type BlockMsg,
+  messageSigningBytes,
+  SignatureType,
+  type SignedMessage,
+  signedMessageCid,
+  type TipSet,
+} from '../../src/types/index.js';
 import { fromHex } from '../../src/utils/bytes.js';
 import { loadMainnetChain, type MainnetChain } from './mainnet-chain.js';
 
@@ -191,4 +201,46 @@ test('undecodable gossip is rejected before any hook sees it', async () => {
   await until(() => a.scores.score(b.peerId) < 0);
   expect(seen).toBe(0);
   expect(a.scores.penalties(b.peerId)[0]?.reason).toMatch(/undecodable block gossip/);
+});
+
+function signedTransfer(): SignedMessage {
+  const key = secp256k1.generatePrivateKey();
+  const from = Address.newSecp256k1(secp256k1.publicKey(key));
+  const message = {
+    to: Address.newId(1000n),
+    from,
+    nonce: 0n,
+    value: 1n,
+    gasLimit: 1_000_000n,
+    gasFeeCap: 1_000n,
+    gasPremium: 100n,
+    method: 0n,
+    params: new Uint8Array(0),
+  };
+  return {
+    message,
+    signature: { type: SignatureType.Secp256k1, data: secp256k1.sign(key, messageSigningBytes(message)) },
+  };
+}
+
+test('a pool message is gossiped to subscribed peers, and not even encoded while none is', async () => {
+  const { network: a } = await startNetwork(chain);
+  const { network: b } = await startNetwork(chain);
+  const signed = signedTransfer();
+  const publish = jest.spyOn(b.host.services.pubsub, 'publish');
+  await b.publishMessage(signed);
+  expect(publish).not.toHaveBeenCalled();
+  const received: SignedMessage[] = [];
+  a.hooks = {
+    validateMessage: (_peer, message) => {
+      received.push(message);
+      return 'accept';
+    },
+  };
+  await b.connect(a.listenAddresses()[0] as string);
+  await until(() => b.host.services.pubsub.getSubscribers(b.messagesTopic).length > 0);
+  await b.publishMessage(signed);
+  await until(() => received.length === 1);
+  expect(publish).toHaveBeenCalledTimes(1);
+  expect(signedMessageCid(received[0]!).equals(signedMessageCid(signed))).toBe(true);
 });
