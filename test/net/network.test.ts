@@ -8,18 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import pino from 'pino';
-import { secp256k1 } from '../../src/crypto/index.js';
 import { type HelloMessage, LedgerNetwork, loadOrCreatePeerKey, type NetworkChain } from '../../src/net/index.js';
-import {
-  Address,
-  type BlockMsg,
-  messageSigningBytes,
-  SignatureType,
-  type SignedMessage,
-  signedMessageCid,
-  type TipSet,
-} from '../../src/types/index.js';
+import { Address, type BlockMsg, type SignedMessage, signedMessageCid, type TipSet } from '../../src/types/index.js';
 import { fromHex } from '../../src/utils/bytes.js';
+import { message, secpKey, signSecp } from '../vm/harness.js';
 import { loadMainnetChain, type MainnetChain } from './mainnet-chain.js';
 
 const logger = pino({ level: 'silent' });
@@ -203,37 +195,18 @@ test('undecodable gossip is rejected before any hook sees it', async () => {
   expect(a.scores.penalties(b.peerId)[0]?.reason).toMatch(/undecodable block gossip/);
 });
 
-function signedTransfer(): SignedMessage {
-  const key = secp256k1.generatePrivateKey();
-  const from = Address.newSecp256k1(secp256k1.publicKey(key));
-  const message = {
-    to: Address.newId(1000n),
-    from,
-    nonce: 0n,
-    value: 1n,
-    gasLimit: 1_000_000n,
-    gasFeeCap: 1_000n,
-    gasPremium: 100n,
-    method: 0n,
-    params: new Uint8Array(0),
-  };
-  return {
-    message,
-    signature: { type: SignatureType.Secp256k1, data: secp256k1.sign(key, messageSigningBytes(message)) },
-  };
-}
-
 test('a pool message is gossiped to subscribed peers, and not even encoded while none is', async () => {
   const { network: a } = await startNetwork(chain);
   const { network: b } = await startNetwork(chain);
-  const signed = signedTransfer();
+  const sender = secpKey('gossip-sender');
+  const signed = signSecp(sender, message({ from: sender.address, to: Address.newId(1000n), value: 1n }));
   const publish = jest.spyOn(b.host.services.pubsub, 'publish');
   await b.publishMessage(signed);
   expect(publish).not.toHaveBeenCalled();
   const received: SignedMessage[] = [];
   a.hooks = {
-    validateMessage: (_peer, message) => {
-      received.push(message);
+    validateMessage: (_peer, gossiped) => {
+      received.push(gossiped);
       return 'accept';
     },
   };
