@@ -64,8 +64,10 @@ function readEnvelope(request: Record<string, unknown>): Envelope {
  * which JSON.stringify throws. `undefined` means "use the lossless writer".
  */
 function stringifyPlainResponse(response: Response | Response[]): string | undefined {
-  const ids = Array.isArray(response) ? response.map((r) => r.id) : [response.id];
-  if (ids.some((id) => isLosslessNumber(id))) return undefined;
+  const losslessId = Array.isArray(response)
+    ? response.some((r) => isLosslessNumber(r.id))
+    : isLosslessNumber(response.id);
+  if (losslessId) return undefined;
   try {
     return JSON.stringify(response);
   } catch (error) {

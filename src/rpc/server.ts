@@ -184,13 +184,19 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
         }
         return signal;
       };
+      const settled = () => {
+        if (hangUp !== undefined) reply.raw.off('close', hangUp);
+      };
       const handled = dispatcher.handle(body, permissionsOf.get(request) ?? ANONYMOUS_PERMISSIONS, signalOf);
-      if (!isPromise(handled)) return answer(reply, handled);
+      if (!isPromise(handled)) {
+        settled();
+        return answer(reply, handled);
+      }
       calls.add(handled);
       return handled
         .finally(() => {
           calls.delete(handled);
-          if (hangUp !== undefined) reply.raw.off('close', hangUp);
+          settled();
         })
         .then((response) => answer(reply, response));
     });
