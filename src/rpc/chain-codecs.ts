@@ -7,38 +7,27 @@ import { type BlockTemplate, blockTemplateFromLotusJson } from '../miner/index.j
 import {
   type Actor,
   actorToLotusJson,
-  addressFromLotusJson,
   type BlockHeader,
   type BlockMsg,
-  beaconEntryFromLotusJson,
   bigIntToLotusJson,
   blockHeaderToLotusJson,
   blockMsgToLotusJson,
   cidToLotusJson,
-  electionProofFromLotusJson,
   getDefaultNetwork,
-  jsonFail,
-  jsonField,
   type Message,
   type MessageReceipt,
   messageReceiptToLotusJson,
   messageToLotusJson,
-  postProofFromLotusJson,
-  readJsonArray,
   readJsonCid,
   readJsonInt64,
-  readJsonObject,
-  readJsonUint64,
   type SignedMessage,
-  signedMessageFromLotusJson,
-  signedMessageToLotusJson,
   type TipSet,
   type TipSetKey,
-  ticketFromLotusJson,
   tipSetKeyFromLotusJson,
   tipSetToLotusJson,
 } from '../types/index.js';
 import type { JsonSchema, ParamDeclaration, ResultDeclaration } from './method.js';
+import { signedMessageJson } from './results.js';
 import {
   addressSchema,
   bytesSchema,
@@ -252,7 +241,7 @@ export function blockMessagesResult(description: string): ResultDeclaration<Bloc
     },
     encode: (value) => ({
       BlsMessages: value.blsMessages.map(messageToLotusJson),
-      SecpkMessages: value.secpkMessages.map(signedMessageToLotusJson),
+      SecpkMessages: value.secpkMessages.map(signedMessageJson),
       Cids: value.cids.map(cidToLotusJson),
     }),
   };

@@ -4,10 +4,12 @@ import {
   addressToLotusJson,
   type Signature,
   type SignedMessage,
+  type SignedMessageJson,
   signatureToLotusJson,
-  signedMessageToLotusJson,
+  signedMessageToLotusJsonWithCids,
 } from '../types/index.js';
 import { toBase64 } from '../utils/bytes.js';
+import { signedChainMessage, unsignedMessageCid } from '../vm/index.js';
 import { type KeyInfo, keyInfoToLotusJson } from '../wallet/index.js';
 import type { JsonSchema, ResultDeclaration } from './method.js';
 import {
@@ -58,8 +60,16 @@ export function signatureResult(description: string): ResultDeclaration<Signatur
   return { name: 'signature', description, schema: signatureSchema, encode: signatureToLotusJson };
 }
 
+/**
+ * Lotus JSON of a signed message with the CIDs remembered for the message object: a message the
+ * pool or a block holds is encoded and hashed once, however often MpoolPending lists it.
+ */
+export function signedMessageJson(signed: SignedMessage): SignedMessageJson {
+  return signedMessageToLotusJsonWithCids(signed, signedChainMessage(signed).cid, unsignedMessageCid(signed));
+}
+
 export function signedMessageResult(description: string): ResultDeclaration<SignedMessage> {
-  return { name: 'signedMessage', description, schema: signedMessageSchema, encode: signedMessageToLotusJson };
+  return { name: 'signedMessage', description, schema: signedMessageSchema, encode: signedMessageJson };
 }
 
 export function keyInfoResult(description: string): ResultDeclaration<KeyInfo> {

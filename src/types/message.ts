@@ -115,6 +115,11 @@ export function messageSigningBytes(message: Message): Uint8Array {
 }
 
 export function messageToLotusJson(message: Message): MessageJson {
+  return messageToLotusJsonWithCid(message, messageCid(message));
+}
+
+/** `messageToLotusJson` with the message's CID already known (no encoding and hashing again). */
+export function messageToLotusJsonWithCid(message: Message, cid: CID): MessageJson {
   return {
     Version: 0,
     To: addressToLotusJson(message.to),
@@ -126,7 +131,7 @@ export function messageToLotusJson(message: Message): MessageJson {
     GasPremium: bigIntToLotusJson(message.gasPremium),
     Method: toJsonInteger(message.method),
     Params: bytesToLotusJson(message.params),
-    CID: cidToLotusJson(messageCid(message)),
+    CID: cidToLotusJson(cid),
   };
 }
 

@@ -17,6 +17,7 @@ import {
   messageFromLotusJson,
   messageToCborNode,
   messageToLotusJson,
+  messageToLotusJsonWithCid,
 } from './message.js';
 import {
   type Signature,
@@ -71,6 +72,19 @@ export function signedMessageToLotusJson(signedMessage: SignedMessage): SignedMe
     Message: messageToLotusJson(signedMessage.message),
     Signature: signatureToLotusJson(signedMessage.signature),
     CID: cidToLotusJson(signedMessageCid(signedMessage)),
+  };
+}
+
+/** `signedMessageToLotusJson` with both CIDs already known: the chain CID and the unsigned message's. */
+export function signedMessageToLotusJsonWithCids(
+  signedMessage: SignedMessage,
+  cid: CID,
+  unsignedCid: CID,
+): SignedMessageJson {
+  return {
+    Message: messageToLotusJsonWithCid(signedMessage.message, unsignedCid),
+    Signature: signatureToLotusJson(signedMessage.signature),
+    CID: cidToLotusJson(cid),
   };
 }
 

@@ -1,8 +1,8 @@
 /**
  * Messages as blocks carry them: the CID the chain knows each by and the bytes it takes (what
- * OnChainMessage charges). A secp256k1 message is encoded once, and what signature checks and
- * execution both need from that encoding — its chain CID and the CID its sender signed — is
- * remembered for the message object.
+ * OnChainMessage charges). A signed message is encoded once, and what signature checks, execution
+ * and the API all need from that encoding — its chain CID and the CID its sender signed — is
+ * remembered for the message object (the pool answers MpoolPending from the same objects).
  */
 import type { CID } from 'multiformats/cid';
 import {
@@ -26,8 +26,8 @@ interface EncodedSignedMessage {
   /** The SignedMessage CBOR. */
   readonly bytes: Uint8Array;
   readonly chainMessage: ChainMessage;
-  /** The binary CID of the unsigned message: what the sender signed. */
-  readonly signingBytes: Uint8Array;
+  /** The CID of the unsigned message: what the sender signed (the chain CID of a BLS message). */
+  readonly unsignedCid: CID;
 }
 
 const encodings = new WeakMap<SignedMessage, EncodedSignedMessage>();
@@ -43,11 +43,12 @@ function encodeOnce(signed: SignedMessage): EncodedSignedMessage {
     const bytes = encodeSignedMessage(signed);
     // `[Message, Signature]`: a one-byte array head, the Message's bytes, then the signature (type byte + data).
     const unsigned = bytes.subarray(1, bytes.length - cborByteStringSize(signed.signature.data.length + 1));
-    encoded = {
-      bytes,
-      chainMessage: { message: signed.message, cid: cidOfCbor(bytes), chainLength: bytes.length },
-      signingBytes: cidOfCbor(unsigned).bytes,
-    };
+    const unsignedCid = cidOfCbor(unsigned);
+    const chainMessage =
+      signed.signature.type === SignatureType.BLS
+        ? { message: signed.message, cid: unsignedCid, chainLength: unsigned.length }
+        : { message: signed.message, cid: cidOfCbor(bytes), chainLength: bytes.length };
+    encoded = { bytes, chainMessage, unsignedCid };
     encodings.set(signed, encoded);
   }
   return encoded;
@@ -59,15 +60,19 @@ export function blsChainMessage(message: Message): ChainMessage {
   return { message, cid: cidOfCbor(bytes), chainLength: bytes.length };
 }
 
-/** A secp256k1 (or delegated) message: known and charged by its signed form. */
+/** A signed message as the chain knows it: by its signed form, or by its unsigned form for BLS. */
 export function signedChainMessage(signed: SignedMessage): ChainMessage {
-  if (signed.signature.type === SignatureType.BLS) return blsChainMessage(signed.message);
   return encodeOnce(signed).chainMessage;
 }
 
-/** What the sender of a secp256k1 message signed: its unsigned message's binary CID. */
+/** What the sender of a message signed: its unsigned message's binary CID. */
 export function signingBytesOf(signed: SignedMessage): Uint8Array {
-  return encodeOnce(signed).signingBytes;
+  return encodeOnce(signed).unsignedCid.bytes;
+}
+
+/** The CID of the unsigned message (Lotus JSON's `Message.CID`). */
+export function unsignedMessageCid(signed: SignedMessage): CID {
+  return encodeOnce(signed).unsignedCid;
 }
 
 /** The SignedMessage CBOR, encoded once per message object (what the pool persists). */

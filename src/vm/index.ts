@@ -60,6 +60,7 @@ export {
   signedChainMessage,
   signedMessageBytes,
   signingBytesOf,
+  unsignedMessageCid,
 } from './chain-message.js';
 export { circulatingSupply } from './circulating-supply.js';
 export { ActorError, OutOfGasError, VmError, VmErrorCode } from './errors.js';

@@ -22,7 +22,6 @@ import {
   readJsonObject,
   type SignedMessage,
   signedMessageFromLotusJson,
-  signedMessageToLotusJson,
   type TipSet,
   type TipSetKey,
   toJsonInteger,
@@ -31,7 +30,7 @@ import { tipSetKeyParam } from '../chain-codecs.js';
 import type { MpoolContext, RpcContext } from '../context.js';
 import { declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
 import { addressParam, messageParam } from '../params.js';
-import { signedMessageResult, voidResult } from '../results.js';
+import { signedMessageJson, signedMessageResult, voidResult } from '../results.js';
 import { cidSchema, signedMessageSchema } from '../schemas.js';
 import { chainOf } from './chain.js';
 
@@ -107,7 +106,7 @@ function signedMessagesResult(description: string): ResultDeclaration<SignedMess
     name: 'messages',
     description,
     schema: { type: 'array', items: signedMessageSchema },
-    encode: (messages) => messages.map(signedMessageToLotusJson),
+    encode: (messages) => messages.map(signedMessageJson),
   };
 }
 
@@ -116,7 +115,7 @@ function nullableSignedMessagesResult(description: string): ResultDeclaration<Si
     name: 'messages',
     description,
     schema: { oneOf: [{ type: 'array', items: signedMessageSchema }, { type: 'null' }] },
-    encode: (messages) => (messages === null ? null : messages.map(signedMessageToLotusJson)),
+    encode: (messages) => (messages === null ? null : messages.map(signedMessageJson)),
   };
 }
 
