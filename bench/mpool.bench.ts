@@ -10,6 +10,11 @@
  *   `npm install --ignore-scripts` into ~/.cache/ledger-node/ganache and started with
  *   `NODE_BACKEND=js npx ganache filecoin`), with 100 of Ganache's own accounts.
  * - `ChainHead` on both.
+ * - `MpoolPending` of the full pool (62,000 messages) on ours: messages listed per second.
+ * - Two ceilings for ChainHead, each a bare server in its own process answering every POST with the
+ *   bytes our ChainHead answered: Node's `node:http` (what fastify runs on) and uWebSockets
+ *   (Ganache's HTTP stack, from its install). They say how much of the ChainHead ratio the HTTP
+ *   stack alone decides.
  *
  * Ratios: ours / Ganache per call. Writes bench/results/mpool.json.
  */
@@ -36,7 +41,13 @@ import { type Measurement, report } from './harness.js';
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 10;
 const SENDERS = 100;
-/** Pre-signed MpoolPush messages: per sender, nonces 0 … MESSAGES_PER_SENDER − 1. */
+/**
+ * Per sender, nonces 0 … WARMUP_PER_SENDER − 1 are pushed first and not timed: the daemon's code
+ * is still being compiled for its first few thousand calls, and a 6-second run measured from a
+ * cold start varied by ±10% between runs.
+ */
+const WARMUP_PER_SENDER = 20;
+/** Pre-signed MpoolPush messages timed: per sender, the next MESSAGES_PER_SENDER nonces. */
 const MESSAGES_PER_SENDER = 300;
 /**
  * A second, labelled MpoolPush figure: the next MESSAGES_PER_SENDER nonces sent as JSON-RPC 2.0
@@ -286,15 +297,16 @@ function pushMessageBodies(senders: readonly string[], to: string): () => string
   };
 }
 
-/** Pre-signs MESSAGES_PER_SENDER transfers per sender; ordered so a sender's next nonce is 100 requests later. */
+/** Pre-signs `count` transfers per sender from `firstNonce`; ordered so a sender's next nonce is 100 requests later. */
 function preSign(
   keys: readonly { address: Address; privateKey: Uint8Array }[],
   to: Address,
   baseFee: bigint,
-  firstNonce = 0n,
+  firstNonce: number,
+  count: number,
 ): string[] {
   const bodies: string[] = [];
-  for (let nonce = firstNonce; nonce < firstNonce + BigInt(MESSAGES_PER_SENDER); nonce++) {
+  for (let nonce = BigInt(firstNonce); nonce < BigInt(firstNonce + count); nonce++) {
     for (const key of keys) {
       const message: Message = {
         to,
@@ -328,34 +340,84 @@ function preSign(
 }
 
 /**
- * The ceiling of Node's HTTP stack on this machine: a bare `node:http` server in its own process
- * answering every POST with the same bytes our ChainHead answered. Ganache serves HTTP with
- * uWebSockets (C++), so this says how much of a ChainHead gap is the HTTP stack itself.
+ * A bare server in its own process (`script`, given BODY and printing its port) answering every
+ * POST with the same bytes: what an HTTP stack costs with no JSON-RPC behind it.
  */
-async function bareNodeHttp(responseBody: string): Promise<PoolMeasurement> {
+async function bareServer(script: string, impl: string, responseBody: string): Promise<PoolMeasurement> {
+  const server = spawn(process.execPath, ['-e', script], {
+    env: { ...process.env, BODY: responseBody },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise<string>((resolve, reject) => {
+      server.stdout?.once('data', (data) => resolve(String(data).trim()));
+      server.once('exit', (code) => reject(new Error(`${impl} exited with code ${code}`)));
+    });
+    return await load(`http://127.0.0.1:${port}/rpc/v1`, impl, 'ChainHead', {
+      body: CHAIN_HEAD_BODY,
+      accepted: async (result) => result['2xx'],
+    });
+  } finally {
+    server.kill('SIGTERM');
+    if (server.exitCode === null) await new Promise((r) => server.once('close', r));
+  }
+}
+
+const NODE_HTTP_CEILING = 'node:http, fixed body (ceiling)';
+const UWS_CEILING = 'uWebSockets, fixed body (ceiling)';
+
+/** The ceiling of Node's own HTTP stack, on which fastify and our server run. */
+function bareNodeHttp(responseBody: string): Promise<PoolMeasurement> {
   const script = `
     const body = Buffer.from(process.env.BODY);
     require('node:http').createServer((req, res) => {
       req.resume();
       req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); });
     }).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
-  const server = spawn(process.execPath, ['-e', script], {
-    env: { ...process.env, BODY: responseBody },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  try {
-    const port = await new Promise<string>((resolve) =>
-      server.stdout?.once('data', (data) => resolve(String(data).trim())),
-    );
-    return await load(`http://127.0.0.1:${port}/rpc/v1`, 'node:http, fixed body (ceiling)', 'ChainHead', {
-      body: CHAIN_HEAD_BODY,
-      accepted: async (result) => result['2xx'],
-    });
-  } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('close', r));
-  }
+  return bareServer(script, NODE_HTTP_CEILING, responseBody);
 }
+
+/** The ceiling of uWebSockets (C++), the HTTP stack Ganache serves with, from Ganache's install. */
+function bareUws(responseBody: string): Promise<PoolMeasurement> {
+  const uws = join(GANACHE_DIR, 'node_modules', '@trufflesuite', 'uws-js-unofficial');
+  const script = `
+    const uws = require(${JSON.stringify(uws)});
+    const body = Buffer.from(process.env.BODY);
+    uws.App().post('/*', (res) => {
+      res.onAborted(() => {});
+      res.onData((_chunk, last) => {
+        if (last) res.cork(() => { res.writeHeader('content-type', 'application/json'); res.end(body); });
+      });
+    }).listen('127.0.0.1', 0, (socket) => process.stdout.write(uws.us_socket_local_port(socket) + '\\n'));`;
+  return bareServer(script, UWS_CEILING, responseBody);
+}
+
+async function listPending(url: string): Promise<PoolMeasurement> {
+  const calls = 5;
+  let listed = 0;
+  const started = performance.now();
+  for (let i = 0; i < calls; i++) {
+    listed += ((await rpc(url, 'Filecoin.MpoolPending', [null])).result as unknown[]).length;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const measurement: PoolMeasurement = {
+    case: `MpoolPending (${listed / calls} pooled messages)`,
+    impl: 'ledger',
+    opsPerSec: listed / seconds,
+    requests: calls,
+    accepted: listed,
+    errors: 0,
+    p50Ms: Math.round((seconds * 1000) / calls),
+    p99Ms: Math.round((seconds * 1000) / calls),
+    seconds: Number(seconds.toFixed(2)),
+    note: 'messages listed per second; p50Ms is the mean time of one call, its answer parsed by the client',
+  };
+  console.error(`  ${measurement.case} [ledger]: ${measurement.p50Ms} ms per call`);
+  return measurement;
+}
+
+/** Our ChainHead answer, which the bare servers send back. */
+let ourChainHeadAnswer = '';
 
 async function benchLedger(): Promise<PoolMeasurement[]> {
   const repo = mkdtempSync(join(tmpdir(), 'ledger-bench-mpool-'));
@@ -386,21 +448,36 @@ async function benchLedger(): Promise<PoolMeasurement[]> {
     const head = (await rpc(url, 'Filecoin.ChainHead')).result as { Blocks: { ParentBaseFee: string }[] };
     const baseFee = BigInt(head.Blocks[0]?.ParentBaseFee ?? '100');
     const recipient = keys[0]?.address as Address;
-    console.error(`pre-signing ${SENDERS * MESSAGES_PER_SENDER} secp256k1 transfers…`);
-    const bodies = preSign(keys, recipient, baseFee);
-    let next = 0;
-    const results: PoolMeasurement[] = [];
+    console.error(`pre-signing ${SENDERS * (WARMUP_PER_SENDER + 2 * MESSAGES_PER_SENDER)} secp256k1 transfers…`);
+    const warmup = preSign(keys, recipient, baseFee, 0, WARMUP_PER_SENDER);
+    const bodies = preSign(keys, recipient, baseFee, WARMUP_PER_SENDER, MESSAGES_PER_SENDER);
     // Accepted = what the pool holds afterwards (mining is off, so nothing leaves it).
     const pooled = async () => ((await rpc(url, 'Filecoin.MpoolPending', [null])).result as unknown[]).length;
+    let nextWarmup = 0;
+    await load(url, 'ledger', 'MpoolPush warm-up (not reported)', {
+      token,
+      amount: warmup.length,
+      body: () => warmup[nextWarmup++] as string,
+      accepted: pooled,
+    });
+    const warmedUp = await pooled();
+    let next = 0;
+    const results: PoolMeasurement[] = [];
     results.push(
       await load(url, 'ledger', 'MpoolPush (pre-signed secp256k1, 100 senders)', {
         token,
         amount: bodies.length,
         body: () => bodies[next++ % bodies.length] as string,
-        accepted: pooled,
+        accepted: async () => (await pooled()) - warmedUp,
       }),
     );
-    const batchedCalls = preSign(keys, recipient, baseFee, BigInt(MESSAGES_PER_SENDER));
+    const batchedCalls = preSign(
+      keys,
+      recipient,
+      baseFee,
+      WARMUP_PER_SENDER + MESSAGES_PER_SENDER,
+      MESSAGES_PER_SENDER,
+    );
     const batches: string[] = [];
     for (let i = 0; i < batchedCalls.length; i += PUSH_BATCH) {
       batches.push(`[${batchedCalls.slice(i, i + PUSH_BATCH).join(',')}]`);
@@ -421,13 +498,15 @@ async function benchLedger(): Promise<PoolMeasurement[]> {
         },
       ),
     );
+    results.push(await listPending(url));
     results.push(await chainHead(url, 'ledger'));
     const headAnswer = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: CHAIN_HEAD_BODY,
     });
-    results.push(await bareNodeHttp(await headAnswer.text()));
+    ourChainHeadAnswer = await headAnswer.text();
+    results.push(await bareNodeHttp(ourChainHeadAnswer));
     results.push(
       await load(url, 'ledger', 'MpoolPushMessage (gas estimated, 100 senders)', {
         token,
@@ -447,6 +526,7 @@ async function benchGanache(): Promise<PoolMeasurement[]> {
   const port = await freePort();
   const ipfsPort = await freePort();
   const ganache = startGanache(bin, port, ipfsPort);
+  const results: PoolMeasurement[] = [];
   try {
     const url = `http://127.0.0.1:${port}/rpc/v0`;
     await waitFor(
@@ -456,7 +536,6 @@ async function benchGanache(): Promise<PoolMeasurement[]> {
     const accounts = (await rpc(url, 'Filecoin.WalletList')).result as string[];
     if (accounts.length < SENDERS) throw new Error(`Ganache has ${accounts.length} accounts, not ${SENDERS}`);
     const senders = accounts.slice(0, SENDERS);
-    const results: PoolMeasurement[] = [];
     results.push(await chainHead(url, 'ganache'));
     results.push(
       await load(url, 'ganache', 'MpoolPushMessage (gas estimated, 100 senders)', {
@@ -464,11 +543,12 @@ async function benchGanache(): Promise<PoolMeasurement[]> {
         note: 'Ganache signs with BLS keys of its own wallet; ours with secp256k1 wallet keys',
       }),
     );
-    return results;
   } finally {
     ganache.kill('SIGTERM');
     await new Promise((r) => ganache.once('close', r));
   }
+  results.push(await bareUws(ourChainHeadAnswer));
+  return results;
 }
 
 assertBuilt();
@@ -487,10 +567,9 @@ const ops = (caseName: string, impl: string) =>
   all.find((r) => r.case === caseName && r.impl === impl)?.opsPerSec ?? Number.NaN;
 const ratios: Record<string, number> = {
   'ChainHead: ledger / ganache': ops('ChainHead', 'ledger') / ops('ChainHead', 'ganache'),
-  'ChainHead: bare node:http ceiling / ganache':
-    ops('ChainHead', 'node:http, fixed body (ceiling)') / ops('ChainHead', 'ganache'),
-  'ChainHead: ledger / bare node:http ceiling':
-    ops('ChainHead', 'ledger') / ops('ChainHead', 'node:http, fixed body (ceiling)'),
+  'ChainHead: bare node:http ceiling / ganache': ops('ChainHead', NODE_HTTP_CEILING) / ops('ChainHead', 'ganache'),
+  'ChainHead: bare uWebSockets ceiling / ganache': ops('ChainHead', UWS_CEILING) / ops('ChainHead', 'ganache'),
+  'ChainHead: ledger / bare node:http ceiling': ops('ChainHead', 'ledger') / ops('ChainHead', NODE_HTTP_CEILING),
   'MpoolPushMessage: ledger / ganache':
     ops('MpoolPushMessage (gas estimated, 100 senders)', 'ledger') /
     ops('MpoolPushMessage (gas estimated, 100 senders)', 'ganache'),
@@ -501,6 +580,7 @@ report('mpool', all, ratios, {
     durationSeconds: DURATION_SECONDS,
     senders: SENDERS,
     preSignedMessages: SENDERS * MESSAGES_PER_SENDER,
+    warmupMessages: SENDERS * WARMUP_PER_SENDER,
     ganache: `ganache@${GANACHE_VERSION} + @ganache/filecoin@${GANACHE_FILECOIN_VERSION} (NODE_BACKEND=js, --miner.blockTime 4)`,
     host: '127.0.0.1',
     // The machine is shared: its 1-minute load average at the end of the run says how much.
