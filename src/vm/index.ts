@@ -31,6 +31,7 @@ export {
   multisigStateCodec,
   proposalHashData,
 } from './actors/multisig.js';
+export { encodeParamsFromJson, ParamsJsonError } from './actors/params-json.js';
 export { type CreateMinerParams, encodeCreateMinerParams } from './actors/power.js';
 export { type Claim, type PowerState, powerStateCodec } from './actors/power-state.js';
 export { encodeAwardBlockRewardParams, PENALTY_MULTIPLIER } from './actors/reward.js';

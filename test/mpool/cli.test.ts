@@ -3,10 +3,15 @@
  * run in process, talking to the node over HTTP through LEDGER_API_INFO), plus the message `send`
  * builds for Ethereum recipients.
  */
+import * as dagCbor from '@ipld/dag-cbor';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { buildSendMessage, INVOKE_CONTRACT_METHOD, parseSendTarget } from '../../src/cli/commands/send.js';
 import { buildProgram } from '../../src/cli/main.js';
+import { RpcClient } from '../../src/rpc/client.js';
+import { ACTOR_CODES } from '../../src/state/index.js';
 import { Address, addressFromEthAddress } from '../../src/types/index.js';
+import { fromBase64, toBase64 } from '../../src/utils/bytes.js';
+import { encodeMultisigConstructorParams } from '../../src/vm/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
 
 let devnet: Devnet;
@@ -99,6 +104,51 @@ describe('ledger send', () => {
     expect(lines[2]).toBe('Using Method: 3844450837');
     expect(lines[3]).toMatch(CID_LINE);
   });
+
+  test(
+    '--params-json: a multisig created through init Exec, then a transfer proposed to it, both mined',
+    async () => {
+      // Blocks carry real winning PoSt: a wait can outlive the helper client's 60 s limit.
+      const waiter = new RpcClient({ url: devnet.url, token: devnet.token, timeoutMs: 10 * 60_000 });
+      const receiptOf = async (out: string) => {
+        const cid = CID_LINE.exec(out)?.[1] as string;
+        expect(cid).toBeDefined();
+        const found = (await waiter.request('Ledger.StateWaitMsg', [{ '/': cid }, 1, -1, true])) as {
+          Receipt: { ExitCode: number; Return: string | null };
+        };
+        expect(found.Receipt.ExitCode).toBe(0);
+        return dagCbor.decode(fromBase64(found.Receipt.Return as string)) as unknown[];
+      };
+      const constructorParams = encodeMultisigConstructorParams({
+        signers: [Address.fromString(from)],
+        numApprovalsThreshold: 1n,
+        unlockDuration: 0n,
+        startEpoch: 0n,
+      });
+      const exec = JSON.stringify({
+        CodeCID: { '/': ACTOR_CODES.multisig.toString() },
+        ConstructorParams: toBase64(constructorParams),
+      });
+      const created = await ledger('send', '--method', '2', '--params-json', exec, 't01', '0.001');
+      expect(created).toContain('Using Method: 2\n');
+      const [idAddress] = (await receiptOf(created)) as [Uint8Array];
+      const multisig = Address.fromBytes(idAddress).toString('t');
+
+      const before = BigInt(await devnet.rpc<string>('WalletBalance', [to]));
+      const propose = JSON.stringify({ To: to, Value: '1000', Method: 0, Params: null });
+      const proposed = await ledger('send', '--method', '2', '--params-json', propose, multisig, '0');
+      // ProposeReturn [TxnID, Applied, Code, Ret]: one approval of one needed, so it ran at once.
+      const [, applied, code] = await receiptOf(proposed);
+      expect(applied).toBe(true);
+      expect(code).toBe(0);
+      expect(BigInt(await devnet.rpc<string>('WalletBalance', [to])) - before).toBe(1000n);
+
+      await expect(
+        ledger('send', '--method', '2', '--params-json', '{"To": "t01", "Valu": "1"}', multisig, '0'),
+      ).rejects.toThrow('--params-json: ProposeParams has no field Valu');
+    },
+    20 * 60_000,
+  );
 
   test('refuses a bad amount and --params-json with an Ethereum recipient', async () => {
     await expect(ledger('send', to, '1.5.2')).rejects.toThrow(/failed to parse amount/);

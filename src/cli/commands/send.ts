@@ -3,12 +3,15 @@
  * `lotus send` does it (`lotus:cli/send.go`; lotus-api.md §8.4). Amounts are FIL (`1.5`, `1.5 FIL`)
  * or attoFIL with a suffix. A recipient given as `0x…` or as an f410f address is an Ethereum
  * address: the method is InvokeContract (3844450837, the spec's rule 7) and `--params-hex` bytes
- * are wrapped as a CBOR byte string. Without `--nonce` the node assigns the nonce and fills the gas
+ * are wrapped as a CBOR byte string. `--params-json` is encoded to CBOR here, with the parameter
+ * type of the method on the recipient's actor (its code from StateGetActor), as Lotus's
+ * `DecodeTypedParamsFromJSON` does. Without `--nonce` the node assigns the nonce and fills the gas
  * (MpoolPushMessage); with it the message is estimated, signed and pushed here (MpoolPush).
  */
 
 import { encode as encodeCbor } from '@ipld/dag-cbor';
 import { Command, InvalidArgumentError } from 'commander';
+import { type ActorName, actorNameOf } from '../../state/index.js';
 import {
   Address,
   AddressProtocol,
@@ -22,6 +25,7 @@ import {
   signedMessageToLotusJson,
 } from '../../types/index.js';
 import { fromHex } from '../../utils/bytes.js';
+import { encodeParamsFromJson, ParamsJsonError } from '../../vm/index.js';
 import { connectToNode, type GlobalOptions } from '../node-connection.js';
 
 /** FRC-42 method number of `InvokeEVM`: what a transfer to an Ethereum address calls. */
@@ -73,8 +77,17 @@ export interface SendOptions {
   readonly paramsHex?: string;
 }
 
-/** The message `lotus send` builds from its arguments, gas fields 0 unless given. */
-export function buildSendMessage(from: Address, target: SendTarget, amount: bigint, options: SendOptions): Message {
+/**
+ * The message `lotus send` builds from its arguments, gas fields 0 unless given. `recipientActor`,
+ * the type of the actor at the recipient, is needed for `--params-json` only.
+ */
+export function buildSendMessage(
+  from: Address,
+  target: SendTarget,
+  amount: bigint,
+  options: SendOptions,
+  recipientActor?: ActorName,
+): Message {
   if (options.paramsJson !== undefined && options.paramsHex !== undefined) {
     throw new InvalidArgumentError('can only specify one of params-json and params-hex');
   }
@@ -89,9 +102,15 @@ export function buildSendMessage(from: Address, target: SendTarget, amount: bigi
     if (hex !== undefined && hex.length > 0) params = encodeCbor(hex);
     method = target.to.equals(EAM_ADDRESS) ? CREATE_EXTERNAL_METHOD : INVOKE_CONTRACT_METHOD;
   } else if (options.paramsJson !== undefined) {
-    throw new InvalidArgumentError(
-      '--params-json needs the node to encode parameters for the recipient actor, which this node does not offer yet; pass the CBOR as --params-hex',
-    );
+    if (recipientActor === undefined) {
+      throw new InvalidArgumentError(`--params-json: ${target.to} has no actor whose parameter types are known`);
+    }
+    try {
+      params = encodeParamsFromJson(recipientActor, method, options.paramsJson);
+    } catch (error) {
+      if (error instanceof ParamsJsonError) throw new InvalidArgumentError(`--params-json: ${error.message}`);
+      throw error;
+    }
   } else if (hex !== undefined) {
     params = hex;
   }
@@ -106,6 +125,15 @@ export function buildSendMessage(from: Address, target: SendTarget, amount: bigi
     method,
     params,
   };
+}
+
+/** The type of the actor at `address` on the node's head; undefined when there is none (or one we do not run). */
+async function actorTypeAt(
+  rpc: { request(method: string, params: unknown[]): Promise<unknown> },
+  address: Address,
+): Promise<ActorName | undefined> {
+  const actor = (await rpc.request('Ledger.StateGetActor', [address.toString(), null])) as { Code?: unknown } | null;
+  return actor === null ? undefined : actorNameOf(readJsonCid(actor.Code, 'StateGetActor.Code'));
 }
 
 function parseHex(text: string): Uint8Array {
@@ -139,7 +167,9 @@ export function sendCommand(): Command {
       }
       const api = await connectToNode(globals(command));
       const from = options.from === undefined ? await api.walletDefaultAddress() : Address.fromString(options.from);
-      const message = buildSendMessage(from, target, amount, options);
+      const recipientActor =
+        options.paramsJson === undefined || target.eth ? undefined : await actorTypeAt(api.rpc, target.to);
+      const message = buildSendMessage(from, target, amount, options, recipientActor);
       process.stdout.write(
         `Sending message from: ${from}\nSending message to: ${target.to}\nUsing Method: ${message.method}\n`,
       );

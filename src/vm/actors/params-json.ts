@@ -1,0 +1,264 @@
+/**
+ * Method parameters given as JSON, encoded to the CBOR the actor reads: what `lotus send
+ * --params-json` does (Lotus `DecodeTypedParamsFromJSON`: the recipient actor's parameter type for
+ * the method, filled from the JSON by Go's encoding/json, then CBOR-marshalled). The JSON uses the
+ * Go type's field names, matched regardless of case as Go does; values are written as Lotus JSON
+ * writes them: addresses and token amounts as strings, integers as numbers, bytes as base64 (or
+ * null), CIDs as `{"/": "…"}`. A field left out takes Go's zero value, except an address or a
+ * CID, which has none. Unlike Go, a field the type does not have is an error rather than ignored:
+ * a misspelt field would otherwise send its zero value.
+ */
+import { isLosslessNumber, parse } from 'lossless-json';
+import { CID } from 'multiformats/cid';
+import type { ActorName } from '../../state/index.js';
+import { Address, encodeCbor } from '../../types/index.js';
+import { fromBase64 } from '../../utils/bytes.js';
+import { AccountMethod, InitMethod, MinerMethod, MultisigMethod, PowerMethod } from '../methods.js';
+import { bigInt } from './cbor.js';
+
+type Kind = 'address' | 'tokenAmount' | 'uint64' | 'int64' | 'bytes' | 'bool' | 'cid' | 'addresses' | 'bytesList';
+
+interface ParamsType {
+  /** The Go type's name, for messages. */
+  readonly name: string;
+  /** Its fields in CBOR tuple order. */
+  readonly fields: ReadonlyArray<readonly [name: string, kind: Kind]>;
+}
+
+const TXN_ID: ParamsType = {
+  name: 'TxnIDParams',
+  fields: [
+    ['ID', 'int64'],
+    ['ProposalHash', 'bytes'],
+  ],
+};
+const CHANGE_WORKER: ParamsType = {
+  name: 'ChangeWorkerAddressParams',
+  fields: [
+    ['NewWorker', 'address'],
+    ['NewControlAddrs', 'addresses'],
+  ],
+};
+const WITHDRAW_BALANCE: ParamsType = { name: 'WithdrawBalanceParams', fields: [['AmountRequested', 'tokenAmount']] };
+const CREATE_MINER: ParamsType = {
+  name: 'CreateMinerParams',
+  fields: [
+    ['Owner', 'address'],
+    ['Worker', 'address'],
+    ['WindowPoStProofType', 'int64'],
+    ['Peer', 'bytes'],
+    ['Multiaddrs', 'bytesList'],
+  ],
+};
+
+/** The methods a user sends that take parameters, per actor (go-state-types' parameter types). */
+const PARAMS_TYPES: Partial<Record<ActorName, ReadonlyMap<bigint, ParamsType>>> = {
+  account: new Map([
+    [
+      AccountMethod.AuthenticateMessage,
+      {
+        name: 'AuthenticateMessageParams',
+        fields: [
+          ['Signature', 'bytes'],
+          ['Message', 'bytes'],
+        ],
+      },
+    ],
+  ]),
+  init: new Map([
+    [
+      InitMethod.Exec,
+      {
+        name: 'ExecParams',
+        fields: [
+          ['CodeCID', 'cid'],
+          ['ConstructorParams', 'bytes'],
+        ],
+      },
+    ],
+  ]),
+  storagepower: new Map([
+    [PowerMethod.CreateMiner, CREATE_MINER],
+    [PowerMethod.CreateMinerExported, CREATE_MINER],
+  ]),
+  storageminer: new Map([
+    [MinerMethod.ChangeWorkerAddress, CHANGE_WORKER],
+    [MinerMethod.ChangeWorkerAddressExported, CHANGE_WORKER],
+    [MinerMethod.WithdrawBalance, WITHDRAW_BALANCE],
+    [MinerMethod.WithdrawBalanceExported, WITHDRAW_BALANCE],
+  ]),
+  multisig: new Map([
+    [
+      MultisigMethod.Propose,
+      {
+        name: 'ProposeParams',
+        fields: [
+          ['To', 'address'],
+          ['Value', 'tokenAmount'],
+          ['Method', 'uint64'],
+          ['Params', 'bytes'],
+        ],
+      },
+    ],
+    [MultisigMethod.Approve, TXN_ID],
+    [MultisigMethod.Cancel, TXN_ID],
+    [
+      MultisigMethod.AddSigner,
+      {
+        name: 'AddSignerParams',
+        fields: [
+          ['Signer', 'address'],
+          ['Increase', 'bool'],
+        ],
+      },
+    ],
+    [
+      MultisigMethod.RemoveSigner,
+      {
+        name: 'RemoveSignerParams',
+        fields: [
+          ['Signer', 'address'],
+          ['Decrease', 'bool'],
+        ],
+      },
+    ],
+    [
+      MultisigMethod.SwapSigner,
+      {
+        name: 'SwapSignerParams',
+        fields: [
+          ['From', 'address'],
+          ['To', 'address'],
+        ],
+      },
+    ],
+    [
+      MultisigMethod.ChangeNumApprovalsThreshold,
+      { name: 'ChangeNumApprovalsThresholdParams', fields: [['NewThreshold', 'uint64']] },
+    ],
+    [
+      MultisigMethod.LockBalance,
+      {
+        name: 'LockBalanceParams',
+        fields: [
+          ['StartEpoch', 'int64'],
+          ['UnlockDuration', 'int64'],
+          ['Amount', 'tokenAmount'],
+        ],
+      },
+    ],
+  ]),
+};
+
+export class ParamsJsonError extends Error {
+  override readonly name = 'ParamsJsonError';
+}
+
+const UINT64_MAX = (1n << 64n) - 1n;
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** The CBOR parameters of `method` on an actor of type `actor`, from their JSON text. */
+export function encodeParamsFromJson(actor: ActorName, method: bigint, json: string): Uint8Array {
+  const type = PARAMS_TYPES[actor]?.get(method);
+  if (type === undefined) {
+    throw new ParamsJsonError(`method ${method} of the ${actor} actor takes no JSON parameters that this node knows`);
+  }
+  let value: unknown;
+  try {
+    // Numbers stay as written (LosslessNumber): beyond 2^53 a double would round them.
+    value = parse(json);
+  } catch (error) {
+    throw new ParamsJsonError(`--params-json is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ParamsJsonError(`${type.name}: expected a JSON object`);
+  }
+  const given = new Map(Object.entries(value).map(([key, field]) => [key.toLowerCase(), { key, field }]));
+  const tuple = type.fields.map(([name, kind]) => {
+    const entry = given.get(name.toLowerCase());
+    given.delete(name.toLowerCase());
+    return fieldValue(entry?.field, kind, `${type.name}.${name}`);
+  });
+  const unknown = [...given.values()].map(({ key }) => key);
+  if (unknown.length > 0) {
+    throw new ParamsJsonError(
+      `${type.name} has no field ${unknown.join(', ')} (its fields: ${type.fields.map(([name]) => name).join(', ')})`,
+    );
+  }
+  return encodeCbor(tuple);
+}
+
+function fieldValue(value: unknown, kind: Kind, path: string): unknown {
+  switch (kind) {
+    case 'address':
+      return readAddress(value, path).bytes;
+    case 'tokenAmount':
+      return bigInt(readTokenAmount(value, path));
+    case 'uint64':
+      return readInteger(value, path, 0n, UINT64_MAX);
+    case 'int64':
+      return readInteger(value, path, INT64_MIN, INT64_MAX);
+    case 'bytes':
+      return readBytes(value, path);
+    case 'bool':
+      if (value === undefined) return false;
+      if (typeof value !== 'boolean') throw new ParamsJsonError(`${path}: expected true or false`);
+      return value;
+    case 'cid':
+      return readCid(value, path);
+    case 'addresses':
+      return readList(value, path).map((item, i) => readAddress(item, `${path}[${i}]`).bytes);
+    case 'bytesList':
+      return readList(value, path).map((item, i) => readBytes(item, `${path}[${i}]`));
+  }
+}
+
+function readAddress(value: unknown, path: string): Address {
+  if (typeof value !== 'string') throw new ParamsJsonError(`${path}: expected an address string such as "f01234"`);
+  try {
+    return Address.fromString(value);
+  } catch (error) {
+    throw new ParamsJsonError(`${path}: ${(error as Error).message}`);
+  }
+}
+
+function readTokenAmount(value: unknown, path: string): bigint {
+  if (value === undefined || value === null) return 0n;
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
+  throw new ParamsJsonError(`${path}: expected an attoFIL amount as a decimal string such as "1000"`);
+}
+
+function readInteger(value: unknown, path: string, min: bigint, max: bigint): bigint {
+  if (value === undefined) return 0n;
+  if (!isLosslessNumber(value) || !/^-?\d+$/.test(value.value)) {
+    throw new ParamsJsonError(`${path}: expected an integer number`);
+  }
+  const integer = BigInt(value.value);
+  if (integer < min || integer > max) throw new ParamsJsonError(`${path}: ${integer} is out of range`);
+  return integer;
+}
+
+function readBytes(value: unknown, path: string): Uint8Array {
+  if (value === undefined || value === null) return new Uint8Array(0);
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) {
+    throw new ParamsJsonError(`${path}: expected base64 bytes (or null)`);
+  }
+  return fromBase64(value);
+}
+
+function readCid(value: unknown, path: string): CID {
+  const link = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['/'] : undefined;
+  if (typeof link !== 'string') throw new ParamsJsonError(`${path}: expected a CID as {"/": "bafy…"}`);
+  try {
+    return CID.parse(link);
+  } catch (error) {
+    throw new ParamsJsonError(`${path}: ${(error as Error).message}`);
+  }
+}
+
+function readList(value: unknown, path: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ParamsJsonError(`${path}: expected a JSON array`);
+  return value;
+}
