@@ -13,7 +13,7 @@ import type { RpcContext } from './context.js';
 import { JsonRpcError, JsonRpcErrorCode, permissionDenied } from './errors.js';
 import { type ApiVersion, type CallInfo, isPromise, type MaybePromise, methodNames, type RpcMethod } from './method.js';
 import { parseRequestBody, plainJson } from './request-json.js';
-import { sharedResultText } from './shared-results.js';
+import { sharedResultBytes } from './shared-results.js';
 
 type Response =
   | { id: unknown; jsonrpc: '2.0'; result: unknown }
@@ -24,6 +24,8 @@ export interface DispatcherOptions {
   readonly apiVersion: ApiVersion;
   readonly context: RpcContext;
   readonly logger: Logger;
+  /** Written after every response (go-jsonrpc's HTTP answers end with a newline); none by default. */
+  readonly terminator?: string;
 }
 
 function errorResponse(id: unknown, error: JsonRpcError): Response {
@@ -115,6 +117,7 @@ export class Dispatcher {
   readonly #apiVersion: ApiVersion;
   readonly #context: RpcContext;
   readonly #logger: Logger;
+  readonly #terminator: string;
 
   constructor(options: DispatcherOptions) {
     this.#methods = options.methods.filter((m) => m.apiVersions.includes(options.apiVersion));
@@ -127,15 +130,21 @@ export class Dispatcher {
     this.#apiVersion = options.apiVersion;
     this.#context = options.context;
     this.#logger = options.logger;
+    this.#terminator = options.terminator ?? '';
   }
 
   /**
-   * Answers a request body; `undefined` when nothing is to be sent back (only notifications).
+   * Answers a request body; `undefined` when nothing is to be sent back (only notifications). The
+   * answer is text, or UTF-8 bytes when it carries a shared result (see shared-results.ts).
    * `signal` gives the call's abort signal, made only when a method asks for it. The answer comes
    * at once when every method called answers synchronously (no promise, no turn of the event loop:
    * at tens of thousands of ChainHead calls a second the promise chain cost more than the call).
    */
-  handle(body: string, permissions: readonly string[], signal?: () => AbortSignal): MaybePromise<string | undefined> {
+  handle(
+    body: string,
+    permissions: readonly string[],
+    signal?: () => AbortSignal,
+  ): MaybePromise<string | Buffer | undefined> {
     if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
     let parsed: unknown;
     let plain: boolean;
@@ -237,26 +246,42 @@ export class Dispatcher {
     return new JsonRpcError(JsonRpcErrorCode.InternalError, `internal error calling '${String(method)}'`);
   }
 
-  #serializeOptional(response: Response | undefined): string | undefined {
-    return response === undefined ? undefined : this.#serialize(response);
+  #serializeOptional(response: Response | undefined): string | Buffer | undefined {
+    if (response === undefined) return undefined;
+    if ('result' in response) {
+      const bytes = sharedResultBytes(response.result);
+      if (bytes !== undefined) return this.#withSharedResult(response.id, bytes);
+    }
+    return this.#serialize(response);
+  }
+
+  /** The same bytes `#serialize` would write, the result's copied in rather than written again. */
+  #withSharedResult(id: unknown, result: Buffer): Buffer {
+    // The key order stringifyJsonLossless writes. A number id is a short integer here (longer or
+    // other numbers stay LosslessNumbers), whose text String gives.
+    const head = `{"id":${typeof id === 'number' ? String(id) : stringifyJsonLossless(id)},"jsonrpc":"2.0","result":`;
+    const tail = `}${this.#terminator}`;
+    const headLength = Buffer.byteLength(head);
+    const out = Buffer.allocUnsafe(headLength + result.length + Buffer.byteLength(tail));
+    out.write(head, 0, 'utf8');
+    result.copy(out, headLength);
+    out.write(tail, headLength + result.length, 'utf8');
+    return out;
   }
 
   #serialize(response: Response | Response[]): string {
-    if (!Array.isArray(response) && 'result' in response) {
-      const text = sharedResultText(response.result);
-      // The same key order stringifyJsonLossless writes for the whole response.
-      if (text !== undefined) return `{"id":${stringifyJsonLossless(response.id)},"jsonrpc":"2.0","result":${text}}`;
-    }
     try {
-      return stringifyPlainResponse(response) ?? stringifyJsonLossless(response);
+      return (stringifyPlainResponse(response) ?? stringifyJsonLossless(response)) + this.#terminator;
     } catch (error) {
       this.#logger.error({ err: error }, 'RPC response could not be serialized');
       const single = Array.isArray(response) ? null : response.id;
-      return stringifyJsonLossless(
-        errorResponse(
-          single,
-          new JsonRpcError(JsonRpcErrorCode.InternalError, 'internal error: unserializable result'),
-        ),
+      return (
+        stringifyJsonLossless(
+          errorResponse(
+            single,
+            new JsonRpcError(JsonRpcErrorCode.InternalError, 'internal error: unserializable result'),
+          ),
+        ) + this.#terminator
       );
     }
   }

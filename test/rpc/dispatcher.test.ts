@@ -5,6 +5,8 @@
 import { pino } from 'pino';
 import { Dispatcher, declareMethod, type RpcContext } from '../../src/rpc/index.js';
 import { jsonResult } from '../../src/rpc/results.js';
+import { sharedResult } from '../../src/rpc/shared-results.js';
+import { stringifyJsonLossless } from '../../src/types/index.js';
 import { LedgerError } from '../../src/utils/errors.js';
 
 const number = jsonResult<number>('value', 'a number', { type: 'integer' });
@@ -38,6 +40,15 @@ const methods = [
     handler: () => ({ Height: 2n ** 64n - 1n, Name: 'é"' }),
   }),
   declareMethod({
+    name: 'Shared',
+    description: 'answers a shared result (its JSON encoded once)',
+    permission: 'read',
+    apiVersions: [1],
+    params: [],
+    result: jsonResult<unknown>('value', 'a shared object', {}),
+    handler: () => SHARED,
+  }),
+  declareMethod({
     name: 'RefuseNow',
     description: 'refuses synchronously',
     permission: 'read',
@@ -60,6 +71,8 @@ const methods = [
     },
   }),
 ];
+
+const SHARED = sharedResult({ Height: 2n ** 64n - 1n, Name: 'é"', Cids: [{ '/': 'bafy' }] });
 
 const dispatcher = new Dispatcher({
   methods,
@@ -121,5 +134,35 @@ describe('Dispatcher.handle', () => {
     expect(answers[0]).toMatchObject({ result: 8 });
     expect(answers[1]).toMatchObject({ result: 7 });
     expect(answers[2]).toMatchObject({ error: { code: 1 } });
+  });
+});
+
+describe('answers with a terminator (the HTTP server ends each with a newline)', () => {
+  const terminated = new Dispatcher({
+    methods,
+    apiVersion: 1,
+    context: {} as RpcContext,
+    logger: pino({ level: 'silent' }),
+    terminator: '\n',
+  });
+
+  test('a shared result comes as UTF-8 bytes, the same the lossless writer gives, whatever the id', () => {
+    for (const id of ['1', '0', '-17', '"ü-\\"x"', 'null', '1.5', '123456789012345678901234567890']) {
+      const answer = terminated.handle(`{"jsonrpc":"2.0","method":"Ledger.Shared","params":[],"id":${id}}`, ['read']);
+      expect(Buffer.isBuffer(answer)).toBe(true);
+      expect((answer as Buffer).toString('utf8')).toBe(
+        `{"id":${id},"jsonrpc":"2.0","result":${stringifyJsonLossless(SHARED)}}\n`,
+      );
+    }
+  });
+
+  test('text answers, errors and batches end with it too; a notification still gets nothing', async () => {
+    expect(terminated.handle(body('Ledger.Now'), ['read'])).toBe('{"id":1,"jsonrpc":"2.0","result":7}\n');
+    expect(terminated.handle(body('Ledger.Nope'), ['read'])).toMatch(/"code":-32601.*\}\n$/);
+    expect(terminated.handle('', ['read'])).toMatch(/\}\n$/);
+    await expect(terminated.handle(`[${body('Ledger.Shared')}]`, ['read'])).resolves.toBe(
+      `[{"id":1,"jsonrpc":"2.0","result":${stringifyJsonLossless(SHARED)}}]\n`,
+    );
+    expect(terminated.handle('{"jsonrpc":"2.0","method":"Ledger.Shared","params":[]}', ['read'])).toBeUndefined();
   });
 });
