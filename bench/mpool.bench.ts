@@ -11,10 +11,11 @@
  *   `NODE_BACKEND=js npx ganache filecoin`), with 100 of Ganache's own accounts.
  * - `ChainHead` on both.
  * - `MpoolPending` of the full pool (62,000 messages) on ours: messages listed per second.
- * - Two ceilings for ChainHead, each a bare server in its own process answering every POST with the
- *   bytes our ChainHead answered: Node's `node:http` (what fastify runs on) and uWebSockets
- *   (Ganache's HTTP stack, from its install). They say how much of the ChainHead ratio the HTTP
- *   stack alone decides.
+ * - Three ceilings for ChainHead, each a bare server in its own process answering every POST with
+ *   the bytes our ChainHead answered: a fastify route set up as our server sets it up (the
+ *   framework the spec names), Node's `node:http` (what fastify runs on) and uWebSockets (Ganache's
+ *   HTTP stack, from its install). They say how much of the ChainHead ratio the HTTP stack alone
+ *   decides.
  *
  * Ratios: ours / Ganache per call. Writes bench/results/mpool.json.
  */
@@ -363,8 +364,21 @@ async function bareServer(script: string, impl: string, responseBody: string): P
   }
 }
 
+const FASTIFY_CEILING = 'fastify, fixed body (ceiling)';
 const NODE_HTTP_CEILING = 'node:http, fixed body (ceiling)';
 const UWS_CEILING = 'uWebSockets, fixed body (ceiling)';
+
+/** The ceiling of fastify: one route, the body read as a string as our server reads it, no JSON-RPC. */
+function bareFastify(responseBody: string): Promise<PoolMeasurement> {
+  const script = `
+    const app = require(${JSON.stringify(join(root, 'node_modules', 'fastify'))})({ logger: false });
+    const body = process.env.BODY;
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_r, b, done) => done(null, b));
+    app.post('/rpc/v1', (_request, reply) => reply.code(200).type('application/json').send(body));
+    app.listen({ host: '127.0.0.1', port: 0 }).then(() => process.stdout.write(app.server.address().port + '\\n'));`;
+  return bareServer(script, FASTIFY_CEILING, responseBody);
+}
 
 /** The ceiling of Node's own HTTP stack, on which fastify and our server run. */
 function bareNodeHttp(responseBody: string): Promise<PoolMeasurement> {
@@ -506,6 +520,7 @@ async function benchLedger(): Promise<PoolMeasurement[]> {
       body: CHAIN_HEAD_BODY,
     });
     ourChainHeadAnswer = await headAnswer.text();
+    results.push(await bareFastify(ourChainHeadAnswer));
     results.push(await bareNodeHttp(ourChainHeadAnswer));
     results.push(
       await load(url, 'ledger', 'MpoolPushMessage (gas estimated, 100 senders)', {
@@ -567,8 +582,10 @@ const ops = (caseName: string, impl: string) =>
   all.find((r) => r.case === caseName && r.impl === impl)?.opsPerSec ?? Number.NaN;
 const ratios: Record<string, number> = {
   'ChainHead: ledger / ganache': ops('ChainHead', 'ledger') / ops('ChainHead', 'ganache'),
+  'ChainHead: bare fastify ceiling / ganache': ops('ChainHead', FASTIFY_CEILING) / ops('ChainHead', 'ganache'),
   'ChainHead: bare node:http ceiling / ganache': ops('ChainHead', NODE_HTTP_CEILING) / ops('ChainHead', 'ganache'),
   'ChainHead: bare uWebSockets ceiling / ganache': ops('ChainHead', UWS_CEILING) / ops('ChainHead', 'ganache'),
+  'ChainHead: ledger / bare fastify ceiling': ops('ChainHead', 'ledger') / ops('ChainHead', FASTIFY_CEILING),
   'ChainHead: ledger / bare node:http ceiling': ops('ChainHead', 'ledger') / ops('ChainHead', NODE_HTTP_CEILING),
   'MpoolPushMessage: ledger / ganache':
     ops('MpoolPushMessage (gas estimated, 100 senders)', 'ledger') /
