@@ -13,6 +13,7 @@
  */
 import { CID } from 'multiformats/cid';
 import { identity } from 'multiformats/hashes/identity';
+import { cidOfCbor, encodeCbor } from '../types/index.js';
 import { byteKey } from './byte-key.js';
 
 /** The builtin-actors version (v18, network version 28) our actors follow. */
@@ -65,6 +66,9 @@ export function actorNameOf(code: CID): ActorName | undefined {
 }
 
 /** Singleton actor IDs (builtin-actors `runtime/src/builtin/singletons.rs`). */
+/** The head of an actor without state yet: the CID of the empty CBOR array. */
+export const EMPTY_STATE_HEAD = cidOfCbor(encodeCbor([]));
+
 export const SYSTEM_ACTOR_ID = 0n;
 export const INIT_ACTOR_ID = 1n;
 export const REWARD_ACTOR_ID = 2n;

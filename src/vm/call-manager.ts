@@ -9,10 +9,11 @@ import {
   type ActorName,
   actorNameOf,
   EAM_ACTOR_ID,
+  EMPTY_STATE_HEAD,
   type StateTree,
   SYSTEM_ACTOR_ID,
 } from '../state/index.js';
-import { type Actor, Address, AddressProtocol, cidOfCbor, encodeCbor } from '../types/index.js';
+import { type Actor, Address, AddressProtocol, encodeCbor } from '../types/index.js';
 import { invokeMethod } from './actors/actor.js';
 import { actorImplementation } from './actors/registry.js';
 import { ActorError, OutOfGasError, VmError, VmErrorCode } from './errors.js';
@@ -34,9 +35,6 @@ import { InvocationRuntime } from './invocation-runtime.js';
 import { METHOD_CONSTRUCTOR, METHOD_SEND } from './methods.js';
 import { ActorAccess, StateAccessTracker } from './state-access-tracker.js';
 import type { VmContext } from './vm-context.js';
-
-/** The head of an actor without state yet: the CID of the empty CBOR array. */
-export const EMPTY_STATE_HEAD = cidOfCbor(encodeCbor([]));
 
 /** The FVM's call depth limit. */
 const MAX_CALL_DEPTH = 1025;

@@ -53,7 +53,6 @@ export {
   nextBaseFeeFromPremium,
   weightedPremiumPercentile,
 } from './base-fee.js';
-export { EMPTY_STATE_HEAD } from './call-manager.js';
 export { type CallOptions, callMessage } from './call-message.js';
 export {
   blsChainMessage,

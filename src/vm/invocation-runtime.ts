@@ -6,10 +6,9 @@
 import type { CID } from 'multiformats/cid';
 import { blake2b256, bls, secp256k1 } from '../crypto/index.js';
 import type { Block, Blockstore } from '../ipld/index.js';
-import { type ActorName, actorNameOf, INIT_ACTOR_ID, putCborBytes } from '../state/index.js';
+import { type ActorName, actorNameOf, EMPTY_STATE_HEAD, INIT_ACTOR_ID, putCborBytes } from '../state/index.js';
 import { type Address, AddressProtocol, type Signature, SignatureType } from '../types/index.js';
 import type { CallManager, SendFailure } from './call-manager.js';
-import { EMPTY_STATE_HEAD } from './call-manager.js';
 import { ActorError } from './errors.js';
 import { ExitCode } from './exit-code.js';
 import { onBlockOpen, onBlockWrite, onHashing, onVerifySignature } from './gas/price-list.js';

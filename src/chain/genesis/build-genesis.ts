@@ -23,6 +23,7 @@ import {
   BufferedBlockstore,
   CRON_ACTOR_ID,
   decodeInitState,
+  EMPTY_STATE_HEAD,
   encodeInitState,
   INIT_ACTOR_ID,
   putCborBytes,
@@ -46,7 +47,6 @@ import { concatBytes } from '../../utils/bytes.js';
 import {
   accountStateCodec,
   createMinerDeposit,
-  EMPTY_STATE_HEAD,
   encodeCreateMinerParams,
   encodeCronConstructorParams,
   encodeMultisigConstructorParams,
