@@ -4,7 +4,8 @@
  * chain by height. Tipsets enter through `addTipSet` once consensus has validated their blocks; the
  * heaviest (ties broken by ticket) becomes the head, and subscribers see each move of the head as
  * the tipsets reverted and applied. A head change — canonical rows, message inclusions and the head
- * itself — is one transaction.
+ * itself — is one transaction, and the head in memory moves only once it is committed. A mined block
+ * enters through `addMinedBlock`: block, tipset, head and the slash filter's record in one transaction.
  */
 import { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
@@ -42,6 +43,13 @@ const HEAD = 'head';
 const TIPSET_CACHE_SIZE = 4096;
 /** Lotus `GetLatestBeaconEntry` looks this many tipsets back. */
 const BEACON_ENTRY_SEARCH_DEPTH = 20;
+
+/** A head change written to the index, to be made in memory once it is committed. */
+interface HeadMove {
+  readonly tipSet: TipSet;
+  readonly weight: bigint;
+  readonly change: HeadChange;
+}
 
 export interface ChainStoreOptions {
   readonly db: LedgerDatabase;
@@ -297,12 +305,23 @@ export class ChainStore implements HeadChangeSource {
    * is heavier than the head, or as heavy with the smaller ticket. Returns whether it became the head.
    */
   addTipSet(tipSet: TipSet): boolean {
-    const weight = this.weightOf(tipSet);
-    this.#index.putTipSet({ key: tipSet.key, height: tipSet.height, parents: tipSet.parents, weight });
-    const heavier = weight > this.#headWeight || (weight === this.#headWeight && winsWeightTie(tipSet, this.#head));
-    if (!heavier) return false;
-    this.#takeHead(tipSet, weight);
-    return true;
+    return this.#moveHead(this.#db.transaction(() => this.#indexTipSet(tipSet)));
+  }
+
+  /**
+   * Stores a block and adds the tipset of that block alone, in one transaction with `alongside`
+   * (run first; it may throw to refuse the block): all of it is written, or none of it. The mining
+   * loop records its block in the slash filter this way, so a failed write (a full disk) leaves no
+   * record of a block that never joined the chain. Returns whether it became the head.
+   */
+  addMinedBlock(block: FullBlock, alongside?: () => void): boolean {
+    const tipSet = TipSet.fromHeaders([block.header]);
+    const move = this.#db.transaction(() => {
+      alongside?.();
+      this.putBlock(block);
+      return this.#indexTipSet(tipSet);
+    });
+    return this.#moveHead(move);
   }
 
   subscribeHeadChanges(listener: HeadChangeListener): () => void {
@@ -320,7 +339,16 @@ export class ChainStore implements HeadChangeSource {
     return at !== undefined && at.height === tipSet.height && at.key.equals(tipSet.key);
   }
 
-  #takeHead(tipSet: TipSet, weight: bigint): void {
+  /**
+   * Writes a tipset's index row and, when it is heavier than the head (or as heavy with the
+   * smaller ticket), the head change; the caller's transaction holds these writes. The head in
+   * memory moves only once they are committed (`#moveHead`).
+   */
+  #indexTipSet(tipSet: TipSet): HeadMove | undefined {
+    const weight = this.weightOf(tipSet);
+    this.#index.putTipSet({ key: tipSet.key, height: tipSet.height, parents: tipSet.parents, weight });
+    const heavier = weight > this.#headWeight || (weight === this.#headWeight && winsWeightTie(tipSet, this.#head));
+    if (!heavier) return undefined;
     const change = headChangePath(this.#head, tipSet, (key) => this.loadTipSet(key));
     const firstApplied = change.apply[0];
     const ancestorHeight = firstApplied === undefined ? tipSet.height : this.loadTipSet(firstApplied.parents).height;
@@ -331,18 +359,23 @@ export class ChainStore implements HeadChangeSource {
         return [...bls, ...secp];
       }),
     }));
-    this.#db.transaction(() => {
-      for (const reverted of change.revert) this.#index.deleteMessageInclusions(reverted.key);
-      this.#index.truncateCanonical(ancestorHeight);
-      for (const { tipSet: applied, messages } of inclusions) {
-        this.#index.setCanonical(applied.height, applied.key);
-        this.#index.putMessageInclusions(applied.key, applied.height, messages);
-      }
-      this.#index.setMeta(HEAD, tipSet.key.bytes);
-    });
-    this.#head = tipSet;
-    this.#headWeight = weight;
-    this.#notify(change);
+    for (const reverted of change.revert) this.#index.deleteMessageInclusions(reverted.key);
+    this.#index.truncateCanonical(ancestorHeight);
+    for (const { tipSet: applied, messages } of inclusions) {
+      this.#index.setCanonical(applied.height, applied.key);
+      this.#index.putMessageInclusions(applied.key, applied.height, messages);
+    }
+    this.#index.setMeta(HEAD, tipSet.key.bytes);
+    return { tipSet, weight, change };
+  }
+
+  /** Makes a committed head change the head in memory and tells the subscribers. */
+  #moveHead(move: HeadMove | undefined): boolean {
+    if (move === undefined) return false;
+    this.#head = move.tipSet;
+    this.#headWeight = move.weight;
+    this.#notify(move.change);
+    return true;
   }
 
   #notify(change: HeadChange): void {

@@ -7,19 +7,27 @@
  * - parent grinding: a block after null rounds that leaves out the miner's own block in the round
  *   after the parent.
  *
- * Records live in the chain index's mined-blocks table, so a restarted miner still refuses.
+ * Records live in the chain index's mined-blocks table, so a restarted miner still refuses. The
+ * mining loop records a block in the same transaction that adds it to the chain, so a record means
+ * the block landed. Only a record whose header is in the blockstore counts: one without (left by
+ * older versions, which recorded the block before a separate chain write that could fail) was
+ * never published — we publish only blocks that landed — so it is no fault and is replaced.
  */
-import type { ChainIndex } from '../db/index.js';
+import type { ChainIndex, MinedBlockRecord } from '../db/index.js';
+import type { Blockstore } from '../ipld/index.js';
 import { type BlockHeader, blockCid, TipSetKey } from '../types/index.js';
 import { BlockErrorCode, BlockValidationError } from './errors.js';
 
-type MinedBlocks = Pick<ChainIndex, 'minedBlockAt' | 'minedBlockOn' | 'putMinedBlock'>;
+type MinedBlocks = Pick<ChainIndex, 'minedBlockAt' | 'minedBlockOn' | 'putMinedBlock' | 'deleteMinedBlock'>;
 
 export class SlashFilter {
   readonly #store: MinedBlocks;
+  readonly #blocks: Pick<Blockstore, 'has'>;
 
-  constructor(store: MinedBlocks) {
+  /** `blocks` is the chain's blockstore: where a recorded block's header is if it landed. */
+  constructor(store: MinedBlocks, blocks: Pick<Blockstore, 'has'>) {
     this.#store = store;
+    this.#blocks = blocks;
   }
 
   /**
@@ -33,20 +41,20 @@ export class SlashFilter {
     const refuse = (reason: string): never => {
       throw new BlockValidationError(cid.toString(), [{ code: BlockErrorCode.DoubleSign, reason }]);
     };
-    const sameHeight = this.#store.minedBlockAt(miner.bytes, header.height);
+    const sameHeight = this.#landed(miner.bytes, this.#store.minedBlockAt(miner.bytes, header.height));
     if (sameHeight !== undefined && !sameHeight.block.equals(cid)) {
       refuse(
         `produced block would trigger double-fork mining faults consensus fault; miner: ${miner}; other block: ${sameHeight.block}`,
       );
     }
-    const sameParents = this.#store.minedBlockOn(miner.bytes, parents);
+    const sameParents = this.#landedOn(miner.bytes, parents);
     if (sameParents !== undefined && !sameParents.block.equals(cid)) {
       refuse(
         `produced block would trigger time-offset mining faults consensus fault; miner: ${miner}; other block: ${sameParents.block}`,
       );
     }
     if (parentEpoch + 1n !== header.height) {
-      const skipped = this.#store.minedBlockAt(miner.bytes, parentEpoch + 1n);
+      const skipped = this.#landed(miner.bytes, this.#store.minedBlockAt(miner.bytes, parentEpoch + 1n));
       if (skipped !== undefined && !header.parents.some((parent) => parent.equals(skipped.block))) {
         refuse(
           `produced block would trigger consensus fault; miner: ${miner}; parent-grinding: it leaves out ${skipped.block}`,
@@ -54,5 +62,20 @@ export class SlashFilter {
       }
     }
     this.#store.putMinedBlock(miner.bytes, { height: header.height, parents, block: cid });
+  }
+
+  /** `record` if its block landed; a record of a block that never did is deleted. */
+  #landed(miner: Uint8Array, record: MinedBlockRecord | undefined): MinedBlockRecord | undefined {
+    if (record === undefined || this.#blocks.has(record.block)) return record;
+    this.#store.deleteMinedBlock(miner, record.height);
+    return undefined;
+  }
+
+  /** The lowest landed block on `parents`, deleting the records of blocks that never landed. */
+  #landedOn(miner: Uint8Array, parents: TipSetKey): MinedBlockRecord | undefined {
+    for (;;) {
+      const record = this.#store.minedBlockOn(miner, parents);
+      if (record === undefined || this.#landed(miner, record) !== undefined) return record;
+    }
   }
 }

@@ -53,6 +53,7 @@ export class ChainIndex {
   readonly #selectMinedAt: Database.Statement<[Uint8Array, number], { parents: Uint8Array; block: Uint8Array }>;
   readonly #selectMinedOn: Database.Statement<[Uint8Array, Uint8Array], { height: number; block: Uint8Array }>;
   readonly #insertMined: Database.Statement<[Uint8Array, number, Uint8Array, Uint8Array]>;
+  readonly #deleteMined: Database.Statement<[Uint8Array, number]>;
 
   constructor(db: Database.Database) {
     this.#selectMeta = db.prepare<[string], Uint8Array>('SELECT value FROM chain_meta WHERE name = ?').pluck();
@@ -93,6 +94,7 @@ export class ChainIndex {
     this.#insertMined = db.prepare(
       'INSERT INTO mined_blocks (miner, height, parents, block) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
+    this.#deleteMined = db.prepare('DELETE FROM mined_blocks WHERE miner = ? AND height = ?');
   }
 
   getMeta(name: string): Uint8Array | undefined {
@@ -201,5 +203,10 @@ export class ChainIndex {
     withSqlite('writing the slash filter', () =>
       this.#insertMined.run(miner, Number(record.height), record.parents.bytes, record.block.bytes),
     );
+  }
+
+  /** Forgets the block a miner signed at `height` (a record of a block that never joined the chain). */
+  deleteMinedBlock(miner: Uint8Array, height: bigint): void {
+    withSqlite('writing the slash filter', () => this.#deleteMined.run(miner, Number(height)));
   }
 }

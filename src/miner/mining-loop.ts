@@ -26,7 +26,7 @@ import {
   type SignedMessage,
   signedMessageCid,
   type Ticket,
-  TipSet,
+  type TipSet,
 } from '../types/index.js';
 import type { BlockTemplate } from './create-block.js';
 import { type ElectionWin, winningBlockTemplate } from './election.js';
@@ -53,7 +53,8 @@ export interface MiningLoopOptions {
   readonly clock?: () => number;
   /**
    * The local slash filter (Lotus step 6): refuses, by throwing, a block that would be a consensus
-   * fault together with one this miner produced before, and records the block otherwise.
+   * fault together with one this miner produced before, and records the block otherwise. It runs
+   * inside the transaction that adds the block to the chain.
    */
   readonly slashFilter?: { minedBlock(header: BlockHeader, parentEpoch: bigint): void } | undefined;
   /** Called with each block the loop added to the chain. */
@@ -223,9 +224,11 @@ export class MiningLoop {
     const validating = this.#clock();
     await this.#options.validate(block);
     const validated = this.#clock();
-    this.#options.slashFilter?.minedBlock(block.header, base.height);
-    chain.putBlock(block);
-    chain.addTipSet(TipSet.fromHeaders([block.header]));
+    // The slash filter's check and record, the block and its tipset: one transaction, so a refused
+    // block or a failed write (a full disk) leaves neither a record nor the block, and the next
+    // round on this base is not taken for a fault against a block that never landed.
+    const slashFilter = this.#options.slashFilter;
+    chain.addMinedBlock(block, slashFilter && (() => slashFilter.minedBlock(block.header, base.height)));
     this.#blocksMined++;
     const cid = blockCid(block.header);
     logger?.info(

@@ -50,7 +50,7 @@ export function createMining(input: {
     createBlock: build,
     validate: (block) => validator.validateBlock(block),
     messages: input.messages,
-    slashFilter: new SlashFilter(services.db.chainIndex),
+    slashFilter: new SlashFilter(services.db.chainIndex, services.db.blockstore),
     ...(input.onBlock === undefined ? {} : { onBlock: input.onBlock }),
     logger: logger.child({ module: 'miner' }),
   });

@@ -2,11 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainError, ChainErrorCode, ChainStore, tipSetWeight } from '../../src/chain/index.js';
+import { DatabaseError } from '../../src/db/index.js';
 import { StateTree } from '../../src/state/index.js';
-import { signedMessageCid, type TipSet } from '../../src/types/index.js';
+import { type BlockHeader, blockCid, signedMessageCid, TipSet } from '../../src/types/index.js';
 import { powerState } from '../../src/vm/index.js';
-import { keys, message, PARAMS, signSecp } from '../vm/harness.js';
-import { initializeChain, labelsByTicket, openChainDb, TestChain } from './chain-fixture.js';
+import { keys, MINER, message, PARAMS, signSecp } from '../vm/harness.js';
+import { initializeChain, labelsByTicket, openChainDb, TestChain, ticketProof } from './chain-fixture.js';
 
 const keysOf = (tipSets: readonly TipSet[]) => tipSets.map((t) => t.key.toString());
 
@@ -151,6 +152,58 @@ describe('null rounds', () => {
       expect.objectContaining({ code: ChainErrorCode.InvalidHeight }),
     );
     expect(() => t.chain.getTipSetByHeight(-1n, head, true)).toThrow(ChainError);
+    t.db.close();
+  });
+});
+
+describe('a mined block joins the chain in one transaction (addMinedBlock)', () => {
+  test('a failed write (SQLITE_FULL) or a refusal leaves nothing; a retry lands block, tipset, head and record', async () => {
+    const t = TestChain.inMemory();
+    const genesis = t.chain.genesis;
+    const index = t.db.chainIndex;
+    // A block on genesis that is not in the blockstore yet: a stored one with another ticket.
+    const model = (await t.tipSet(genesis, [{ ticket: 'model' }])).blocks[0]!;
+    const header: BlockHeader = { ...model, ticket: { vrfProof: ticketProof('mined1') } };
+    const block = { header, blsMessages: [], secpkMessages: [] };
+    const cid = blockCid(header);
+    const tipSet = TipSet.fromHeaders([header]);
+    // What the slash filter writes alongside the block.
+    const record = () => index.putMinedBlock(MINER.bytes, { height: 1n, parents: genesis.key, block: cid });
+    const nothingWritten = async () => {
+      expect(t.chain.hasBlock(cid)).toBe(false);
+      expect(index.getTipSet(tipSet.key)).toBeUndefined();
+      expect(index.minedBlockAt(MINER.bytes, 1n)).toBeUndefined();
+      expect(t.chain.head().equals(genesis)).toBe(true);
+      expect(ChainStore.open({ db: t.db, params: PARAMS }).head().equals(genesis)).toBe(true);
+      await t.chain.settled();
+      expect(t.changes).toEqual([]);
+    };
+
+    // The disk fills up while the tipset is indexed, after the record and the block were written.
+    const putTipSet = index.putTipSet.bind(index);
+    index.putTipSet = (tipSetRecord) => {
+      index.putTipSet = putTipSet;
+      throw new DatabaseError(`indexing tipset ${tipSetRecord.key} failed: database or disk is full (SQLITE_FULL)`, {
+        sqliteCode: 'SQLITE_FULL',
+      });
+    };
+    expect(() => t.chain.addMinedBlock(block, record)).toThrow(/SQLITE_FULL/);
+    await nothingWritten();
+    // The slash filter refusing the block (by throwing) writes nothing either.
+    expect(() =>
+      t.chain.addMinedBlock(block, () => {
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+    await nothingWritten();
+
+    expect(t.chain.addMinedBlock(block, record)).toBe(true);
+    expect(t.chain.hasBlock(cid)).toBe(true);
+    expect(index.minedBlockAt(MINER.bytes, 1n)?.block.equals(cid)).toBe(true);
+    expect(t.chain.head().equals(tipSet)).toBe(true);
+    expect(ChainStore.open({ db: t.db, params: PARAMS }).head().equals(tipSet)).toBe(true);
+    await t.chain.settled();
+    expect(t.changes.map((c) => [keysOf(c.revert), keysOf(c.apply)])).toEqual([[[], keysOf([tipSet])]]);
     t.db.close();
   });
 });

@@ -1,6 +1,6 @@
 import { BlockErrorCode, BlockValidationError, SlashFilter } from '../../src/consensus/index.js';
-import type { BlockHeader } from '../../src/types/index.js';
-import { TestChain } from '../chain/chain-fixture.js';
+import { type BlockHeader, blockCid, TipSetKey } from '../../src/types/index.js';
+import { TestChain, ticketProof } from '../chain/chain-fixture.js';
 
 function refusal(filter: SlashFilter, header: BlockHeader, parentEpoch: bigint): BlockValidationError {
   try {
@@ -17,7 +17,7 @@ describe('SlashFilter', () => {
   test('refuses double-fork and time-offset blocks, also after a restart; accepts the same block again', async () => {
     const t = TestChain.inMemory();
     const g = t.chain.genesis;
-    const filter = new SlashFilter(t.db.chainIndex);
+    const filter = new SlashFilter(t.db.chainIndex, t.db.blockstore);
     const a1 = (await t.tipSet(g, [{ ticket: 'a1' }])).blocks[0]!;
     filter.minedBlock(a1, 0n);
     filter.minedBlock(a1, 0n);
@@ -28,13 +28,13 @@ describe('SlashFilter', () => {
     const c2 = (await t.tipSet(g, [{ ticket: 'c2' }], 2n)).blocks[0]!;
     expect(refusal(filter, c2, 0n).message).toMatch(/time-offset mining/);
     // A filter reopened on the same database remembers.
-    expect(refusal(new SlashFilter(t.db.chainIndex), b1, 0n).message).toMatch(/double-fork/);
+    expect(refusal(new SlashFilter(t.db.chainIndex, t.db.blockstore), b1, 0n).message).toMatch(/double-fork/);
     t.db.close();
   });
 
   test('parent grinding: a block after a null round that leaves out our block of that round', async () => {
     const t = TestChain.inMemory();
-    const filter = new SlashFilter(t.db.chainIndex);
+    const filter = new SlashFilter(t.db.chainIndex, t.db.blockstore);
     const a1 = (await t.add(t.chain.genesis, [{ ticket: 'a1' }])).tipSet;
     const left = (await t.add(a1, [{ ticket: 'left2' }])).tipSet;
     const right = (await t.add(a1, [{ ticket: 'right2' }])).tipSet;
@@ -46,6 +46,41 @@ describe('SlashFilter', () => {
     // Building on own3 is fine.
     const next = (await t.tipSet(await t.tipSet(left, [{ ticket: 'own3' }]), [{ ticket: 'own4' }])).blocks[0]!;
     filter.minedBlock(next, 3n);
+    t.db.close();
+  });
+
+  test('a record of a block that never landed (header not in the blockstore) is no fault and is replaced', async () => {
+    const t = TestChain.inMemory();
+    const g = t.chain.genesis;
+    const index = t.db.chainIndex;
+    const filter = new SlashFilter(index, t.db.blockstore);
+    const a1 = (await t.tipSet(g, [{ ticket: 'a1' }])).blocks[0]!;
+    const miner = a1.miner.bytes;
+    // What older versions left when the chain write after the record failed: records, no headers.
+    const lost = (height: bigint) => {
+      const header: BlockHeader = { ...a1, height, ticket: { vrfProof: ticketProof(`lost${height}`) } };
+      const block = blockCid(header);
+      expect(t.db.blockstore.has(block)).toBe(false);
+      index.putMinedBlock(miner, { height, parents: g.key, block });
+    };
+    lost(1n);
+    lost(2n);
+    // Same height as one lost block (double-fork), same parents as both (time-offset): accepted.
+    filter.minedBlock(a1, 0n);
+    expect(index.minedBlockAt(miner, 1n)?.block.equals(blockCid(a1))).toBe(true);
+    expect(index.minedBlockAt(miner, 2n)).toBeUndefined();
+    expect(index.minedBlockOn(miner, g.key)?.block.equals(blockCid(a1))).toBe(true);
+    // A record whose block landed still refuses.
+    const b1 = (await t.tipSet(g, [{ ticket: 'b1' }])).blocks[0]!;
+    expect(refusal(filter, b1, 0n).message).toMatch(/double-fork mining/);
+
+    // Parent grinding: a block after a null round that leaves out a lost block of that round.
+    const lost2: BlockHeader = { ...a1, height: 2n, ticket: { vrfProof: ticketProof('lost2') } };
+    index.putMinedBlock(miner, { height: 2n, parents: TipSetKey.fromCids([blockCid(a1)]), block: blockCid(lost2) });
+    const sibling = await t.tipSet(g, [{ ticket: 'sibling1' }]);
+    const c3 = (await t.tipSet(sibling, [{ ticket: 'c3' }], 3n)).blocks[0]!;
+    filter.minedBlock(c3, 1n);
+    expect(index.minedBlockAt(miner, 2n)).toBeUndefined();
     t.db.close();
   });
 });
