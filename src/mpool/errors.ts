@@ -24,6 +24,8 @@ export const MpoolErrorCode = {
   /** MpoolPushMessage refused the message before signing it. */
   PushMessage: 'ERR_MPOOL_PUSH_MESSAGE',
   UnknownTipSet: 'ERR_MPOOL_UNKNOWN_TIPSET',
+  /** A local message could not be committed to the database; the push changed nothing. */
+  Persist: 'ERR_MPOOL_PERSIST',
   Closed: 'ERR_MPOOL_CLOSED',
 } as const;
 export type MpoolErrorCode = (typeof MpoolErrorCode)[keyof typeof MpoolErrorCode];

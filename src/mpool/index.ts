@@ -25,6 +25,7 @@ export {
 } from './gas-estimate.js';
 export { type GossipVerdict, gossipVerdict } from './gossip-verdict.js';
 export {
+  type AlongsideWrite,
   MAX_MESSAGE_SIZE,
   MessagePool,
   type MessagePoolOptions,

@@ -7,8 +7,10 @@
  *
  * Admission is fast on purpose: stateless checks, then the (batched, cached) signature check, then
  * every stateful check synchronously against one cached view of the head — no await between the
- * checks and the insert, so a head change cannot interleave — and local messages are written to
- * SQLite in one transaction per event-loop turn rather than one per message.
+ * checks and the insert, so a head change cannot interleave. A local push answers only once its
+ * message is committed to SQLite (group commit: the pushes of one event-loop turn share one
+ * transaction and answer together); if that commit fails they are taken out of the pool again and
+ * answer an error, and nothing is published before the commit.
  */
 
 import type { CID } from 'multiformats/cid';
@@ -55,11 +57,10 @@ const BASE_FEE_LOWER_BOUND_FACTOR = 10n;
 /** BLS signatures kept so reverted BLS messages can be re-added (Lotus blsSigCache). */
 const BLS_SIGNATURE_CACHE_SIZE = 40_000;
 /**
- * Local messages are written in one transaction per this many milliseconds (or per
- * PERSIST_BATCH_MAX messages): a SQLite commit costs far more than a row, and under a push flood
- * a commit per event-loop turn held ~5 messages. close() writes what is queued.
+ * A batch of persistence writes commits on the next event-loop turn (every push admitted meanwhile
+ * joins it), or at once when it holds this many writes. The pushes wait for their commit, so a
+ * longer delay would only add latency; one transaction per batch keeps the commit cost shared.
  */
-const PERSIST_DELAY_MS = 20;
 const PERSIST_BATCH_MAX = 1024;
 
 export interface MessagePoolOptions {
@@ -89,6 +90,44 @@ export const NETWORK: AdmissionKind = { local: false, untrusted: false };
 export const UNTRUSTED: AdmissionKind = { local: true, untrusted: true };
 
 export type PublishListener = (message: SignedMessage) => void;
+
+/** A write made in the same transaction as a pushed message's row (MpoolPushMessage's nonce record). */
+export type AlongsideWrite = () => void;
+
+/** What admission changed in the pool, so a failed commit can take it back. */
+interface Admission {
+  readonly pending: PendingMessage;
+  readonly senderKey: string;
+  readonly publishable: boolean;
+  /** The message this one replaced (replace-by-fee), and whether that one was local. */
+  readonly replaced: PendingMessage | undefined;
+  readonly replacedWasLocal: boolean;
+  /** The sender became local with this message. */
+  readonly newLocalSender: boolean;
+}
+
+type PersistOp =
+  | { readonly kind: 'put'; readonly cid: Uint8Array; readonly bytes: Uint8Array }
+  | { readonly kind: 'delete'; readonly cid: Uint8Array }
+  | { readonly kind: 'write'; readonly write: AlongsideWrite };
+
+/** The writes of one transaction and the local admissions waiting for it to commit. */
+class PersistBatch {
+  readonly ops: PersistOp[] = [];
+  readonly admissions: Admission[] = [];
+  readonly committed: Promise<void>;
+  resolve: () => void = () => undefined;
+  reject: (error: Error) => void = () => undefined;
+
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // A batch of deletions only has nobody waiting; its failure is logged, not unhandled.
+    this.committed.catch(() => undefined);
+  }
+}
 
 interface SenderEntry {
   readonly sender: Address;
@@ -133,8 +172,8 @@ export class MessagePool {
   #count = 0;
   #lastPrune = Number.NEGATIVE_INFINITY;
   #pruneScheduled = false;
-  #persistQueue: Array<{ put: boolean; cid: Uint8Array; bytes?: Uint8Array }> = [];
-  #persistTimer: NodeJS.Timeout | undefined;
+  #batch: PersistBatch | undefined;
+  #flushScheduled: NodeJS.Immediate | undefined;
   /** Keys of the messages published last, for the early republish when one is included. */
   #republished = new Set<string>();
   #republishTimer: NodeJS.Timeout | undefined;
@@ -203,12 +242,18 @@ export class MessagePool {
 
   // ---- admission ----
 
-  /** Lotus `Push`: a local message (MpoolPush). Returns its chain CID. */
-  push(signed: SignedMessage): Promise<CID> {
-    return this.#admit(signed, LOCAL);
+  /**
+   * Lotus `Push`: a local message (MpoolPush). Resolves to its chain CID once the message is
+   * committed to the database, together with `alongside`'s writes (same transaction).
+   */
+  push(signed: SignedMessage, alongside?: AlongsideWrite): Promise<CID> {
+    return this.#admit(signed, LOCAL, alongside);
   }
 
-  /** Lotus `PushUntrusted`: a gateway's message, with the tighter per-sender cap. */
+  /**
+   * Lotus `PushUntrusted`: a gateway's message: at most 100 pending per sender and no nonce gap.
+   * Committed before it resolves, as `push`.
+   */
   pushUntrusted(signed: SignedMessage): Promise<CID> {
     return this.#admit(signed, UNTRUSTED);
   }
@@ -218,13 +263,23 @@ export class MessagePool {
     return this.#admit(signed, NETWORK);
   }
 
-  async #admit(signed: SignedMessage, kind: AdmissionKind): Promise<CID> {
+  async #admit(
+    signed: SignedMessage,
+    kind: AdmissionKind,
+    alongside?: AlongsideWrite,
+    restoring = false,
+  ): Promise<CID> {
     if (this.#closed) throw new MpoolError(MpoolErrorCode.Closed, 'the message pool is closed');
     const pending = this.#checkStateless(signed);
     await this.#verifier.verify(signed);
+    if (this.#closed) throw new MpoolError(MpoolErrorCode.Closed, 'the message pool is closed');
     if (signed.signature.type === SignatureType.BLS) this.#blsSignatures.set(pending.key, signed);
-    const publish = this.#addChecked(pending, kind);
-    if (kind.local && publish) this.#publish(signed);
+    const admission = this.#addChecked(pending, kind);
+    if (kind.local && !restoring) {
+      const committed = this.#persistAdmission(admission, alongside);
+      if (committed !== undefined) await committed;
+    }
+    if (kind.local && admission.publishable) this.#publish(signed);
     return pending.cid;
   }
 
@@ -264,10 +319,10 @@ export class MessagePool {
   }
 
   /**
-   * Lotus `addTs` against the current view, synchronously. Returns whether the message may be
-   * published now (false when its fee cap is below the base-fee sanity bound).
+   * Lotus `addTs` against the current view, synchronously. Says whether the message may be
+   * published now (not when its fee cap is below the base-fee sanity bound) and what it changed.
    */
-  #addChecked(pending: PendingMessage, kind: AdmissionKind): boolean {
+  #addChecked(pending: PendingMessage, kind: AdmissionKind): Admission {
     const view = this.#view;
     const message = pending.signed.message;
     const sender = this.#senderKey(view, message.from);
@@ -320,20 +375,26 @@ export class MessagePool {
     }
     let replaced: PendingMessage | undefined;
     try {
-      replaced = entry.set.add(pending, { strict: !kind.local, untrusted: kind.untrusted });
+      // Untrusted pushes get the strict gap rule with no gap allowed: Lotus documents PushUntrusted
+      // as "no nonce gaps" and sets maxNonceGap to 0 for it, but passes strict = !local = false, so
+      // its check never runs (filecoin-project/lotus chain/messagepool/messagepool.go, PushUntrusted
+      // and msgSet.add). We enforce the documented rule.
+      replaced = entry.set.add(pending, { strict: !kind.local || kind.untrusted, untrusted: kind.untrusted });
     } catch (error) {
       if (entry.set.messages.size === 0) this.#pending.delete(sender.key);
       throw error;
     }
+    let replacedWasLocal = false;
     if (replaced === undefined) this.#count++;
-    else this.#forgetLocal(replaced);
+    else replacedWasLocal = this.#forgetLocal(replaced);
+    let newLocalSender = false;
     if (kind.local) {
+      newLocalSender = !this.#localSenders.has(sender.key);
       this.#localSenders.add(sender.key);
       this.#localMessages.add(pending.key);
-      this.#persist(true, pending);
     }
     this.#maybePrune();
-    return publishable;
+    return { pending, senderKey: sender.key, publishable, replaced, replacedWasLocal, newLocalSender };
   }
 
   #senderKey(view: TipSetView, from: Address): { address: Address; key: string } {
@@ -449,6 +510,8 @@ export class MessagePool {
         // A priority address without an actor has nothing to select.
       }
     }
+    // A block carries only committed messages: a push whose commit failed must not be mined.
+    this.#flushPersistence();
     return selectMessages({
       pending: this.#snapshot(),
       actorOf: (sender) => view.actorAfter(sender),
@@ -527,39 +590,111 @@ export class MessagePool {
     if (entry.set.messages.size === 0) this.#pending.delete(key);
   }
 
-  #forgetLocal(message: PendingMessage): void {
-    if (this.#localMessages.delete(message.key)) this.#persist(false, message);
+  /** Drops a local message's row (if it was local); returns whether it was. */
+  #forgetLocal(message: PendingMessage): boolean {
+    if (!this.#localMessages.delete(message.key)) return false;
+    this.#persist(false, message);
+    return true;
   }
 
   // ---- persistence ----
 
-  #persist(put: boolean, message: PendingMessage): void {
-    if (this.#store === undefined) return;
-    this.#persistQueue.push(
-      put
-        ? { put, cid: message.cid.bytes, bytes: signedMessageBytes(message.signed) }
-        : { put, cid: message.cid.bytes },
-    );
-    if (this.#persistQueue.length >= PERSIST_BATCH_MAX) this.#flushPersistence();
-    else this.#persistTimer ??= setTimeout(() => this.#flushPersistence(), PERSIST_DELAY_MS);
+  /**
+   * Group commit. Durability: the database runs WAL with synchronous=NORMAL (src/db/database.ts),
+   * so a committed transaction is in the WAL file (the OS page cache) before COMMIT returns: it
+   * survives a kill -9 of the node, not a power loss or an OS crash (SQLite, "PRAGMA synchronous",
+   * https://www.sqlite.org/pragma.html#pragma_synchronous). That is the guarantee an answered push carries.
+   */
+  #openBatch(): PersistBatch {
+    if (this.#batch === undefined) {
+      this.#batch = new PersistBatch();
+      this.#flushScheduled = setImmediate(() => this.#flushPersistence());
+    }
+    return this.#batch;
   }
 
+  /** Queues a local admission's row (and `alongside`); resolves when they are committed. */
+  #persistAdmission(admission: Admission, alongside: AlongsideWrite | undefined): Promise<void> | undefined {
+    if (this.#store === undefined && alongside === undefined) return undefined;
+    const batch = this.#openBatch();
+    const { pending } = admission;
+    if (this.#store !== undefined) {
+      batch.ops.push({ kind: 'put', cid: pending.cid.bytes, bytes: signedMessageBytes(pending.signed) });
+    }
+    if (alongside !== undefined) batch.ops.push({ kind: 'write', write: alongside });
+    batch.admissions.push(admission);
+    const committed = batch.committed;
+    if (batch.ops.length >= PERSIST_BATCH_MAX) this.#flushPersistence();
+    return committed;
+  }
+
+  /** Queues a row write nobody waits for (a removal, a reverted local message coming back). */
+  #persist(put: boolean, message: PendingMessage): void {
+    if (this.#store === undefined) return;
+    const batch = this.#openBatch();
+    batch.ops.push(
+      put
+        ? { kind: 'put', cid: message.cid.bytes, bytes: signedMessageBytes(message.signed) }
+        : { kind: 'delete', cid: message.cid.bytes },
+    );
+    if (batch.ops.length >= PERSIST_BATCH_MAX) this.#flushPersistence();
+  }
+
+  /**
+   * Commits the open batch in one transaction and answers its pushes. If the commit fails, its
+   * pushes are taken out of the pool again and all of them get the error: an error answer means
+   * nothing changed. Rows it would have deleted stay (a restart drops those already mined).
+   */
   #flushPersistence(): void {
-    if (this.#persistTimer !== undefined) clearTimeout(this.#persistTimer);
-    this.#persistTimer = undefined;
+    if (this.#flushScheduled !== undefined) clearImmediate(this.#flushScheduled);
+    this.#flushScheduled = undefined;
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (batch === undefined) return;
     const store = this.#store;
-    const queue = this.#persistQueue;
-    this.#persistQueue = [];
-    if (store === undefined || queue.length === 0) return;
     try {
       this.#transaction(() => {
-        for (const { put, cid, bytes } of queue) {
-          if (put) store.putLocalMessage(cid, bytes as Uint8Array);
-          else store.deleteLocalMessage(cid);
+        for (const op of batch.ops) {
+          if (op.kind === 'write') op.write();
+          else if (op.kind === 'put') store?.putLocalMessage(op.cid, op.bytes);
+          else store?.deleteLocalMessage(op.cid);
         }
       });
     } catch (error) {
-      this.#logger?.error({ err: error }, 'failed to persist local mpool messages');
+      this.#logger?.error(
+        { err: error, messages: batch.admissions.length },
+        'failed to persist local mpool messages; their pushes are refused',
+      );
+      this.#undoAdmissions(batch.admissions);
+      batch.reject(
+        new MpoolError(MpoolErrorCode.Persist, `error persisting local message: ${(error as Error).message}`, {
+          cause: error,
+        }),
+      );
+      return;
+    }
+    batch.resolve();
+  }
+
+  /** Takes back the admissions of a batch that did not commit, newest first, so the pool is as before them. */
+  #undoAdmissions(admissions: readonly Admission[]): void {
+    for (let i = admissions.length - 1; i >= 0; i--) {
+      const { pending, senderKey, replaced, replacedWasLocal, newLocalSender } = admissions[i] as Admission;
+      if (newLocalSender) this.#localSenders.delete(senderKey);
+      const entry = this.#pending.get(senderKey);
+      const nonce = pending.signed.message.nonce;
+      // Gone already (mined meanwhile): nothing of it to take back.
+      if (entry === undefined || entry.set.messages.get(nonce)?.key !== pending.key) continue;
+      entry.set.remove(nonce, false);
+      this.#localMessages.delete(pending.key);
+      if (replaced === undefined) {
+        this.#count--;
+        if (entry.set.messages.size === 0) this.#pending.delete(senderKey);
+      } else {
+        // Its slot is free again, so the message it replaced goes back without a rule to refuse it.
+        entry.set.add(replaced, { strict: false, untrusted: false });
+        if (replacedWasLocal) this.#localMessages.add(replaced.key);
+      }
     }
   }
 
@@ -577,7 +712,8 @@ export class MessagePool {
         continue;
       }
       try {
-        await this.#admit(signed, LOCAL);
+        // Its row is stored already: nothing to write or wait for.
+        await this.#admit(signed, LOCAL, undefined, true);
       } catch (error) {
         const code = (error as MpoolError).code;
         if (code === MpoolErrorCode.NonceTooLow) {
@@ -695,6 +831,8 @@ export class MessagePool {
    */
   republish(): SignedMessage[] {
     if (this.#closed || this.#publishListeners.size === 0) return [];
+    // Only committed messages go out: a push whose commit failed must not be broadcast.
+    this.#flushPersistence();
     const view = this.#view;
     const selected = messagesToRepublish({
       pending: this.#snapshot((key) => this.#localSenders.has(key)).values(),

@@ -26,7 +26,7 @@ export function replacementPremium(premium: bigint, ratioPercent: number): bigin
 export interface AddOptions {
   /** Network messages: no nonce gaps beyond MAX_NONCE_GAP, no replacement across a gap. */
   readonly strict: boolean;
-  /** Gateway pushes: at most MAX_UNTRUSTED_ACTOR_PENDING_MESSAGES per sender. */
+  /** Gateway pushes: at most MAX_UNTRUSTED_ACTOR_PENDING_MESSAGES per sender; with `strict`, no nonce gap at all. */
   readonly untrusted: boolean;
 }
 

@@ -3,8 +3,10 @@
  * under a per-sender lock, refuses a set nonce, fills the gas, checks the balance, takes the next
  * nonce (the pool's, or the one recorded after the last push if higher), signs with the wallet,
  * pushes, and records the nonce and the message under its UUID so a retried call returns the
- * same message instead of sending again. The wallet comes in as a function: `mpool` sits below
- * `wallet` in the module order.
+ * same message instead of sending again. The records are written in the transaction that stores
+ * the message: after a crash either the message is stored and the nonce advanced, or neither, and
+ * a push that fails to commit leaves the nonce free for the retry. The wallet comes in as a
+ * function: `mpool` sits below `wallet` in the module order.
  */
 import type { MpoolStore } from '../db/mpool-store.js';
 import {
@@ -101,14 +103,20 @@ export class MessageSigner {
           { cause: error },
         );
       }
+      const store = this.#store;
+      const records =
+        store === undefined
+          ? undefined
+          : () => {
+              store.saveNextNonce(from.bytes, nonce + 1n);
+              if (uuid !== undefined) store.saveSentMessage(uuid, encodeSignedMessage(signed));
+            };
       try {
-        await this.#pool.push(signed);
+        await this.#pool.push(signed, records);
       } catch (error) {
         if (error instanceof MpoolError) throw error.wrap('mpool push: failed to push message');
         throw error;
       }
-      this.#store?.saveNextNonce(from.bytes, nonce + 1n);
-      if (uuid !== undefined) this.#store?.saveSentMessage(uuid, encodeSignedMessage(signed));
       return signed;
     });
   }

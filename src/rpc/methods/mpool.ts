@@ -141,7 +141,7 @@ function pushed(context: RpcContext, signed: SignedMessage, untrusted: boolean):
 export const mpoolPush = declareMethod({
   name: 'MpoolPush',
   description:
-    'Validates a signed message and adds it to the pool as a local message (persisted, republished). Returns its chain CID (the unsigned CID for BLS). Replaces a pooled message of the same sender and nonce when its GasPremium is at least 110 % + 1 of the old one.',
+    'Validates a signed message and adds it to the pool as a local message (republished), answering once it is committed to disk; an error answer leaves the pool unchanged. Returns its chain CID (the unsigned CID for BLS). Replaces a pooled message of the same sender and nonce when its GasPremium is at least 110 % + 1 of the old one.',
   permission: 'write',
   apiVersions: BOTH,
   params: [signedMessageParam('signedMessage', 'the signed message')],
@@ -151,7 +151,8 @@ export const mpoolPush = declareMethod({
 
 export const mpoolPushUntrusted = declareMethod({
   name: 'MpoolPushUntrusted',
-  description: 'MpoolPush for gateways: at most 100 pending messages per sender.',
+  description:
+    'MpoolPush for gateways: at most 100 pending messages per sender, and no nonce gap (the nonce must be the next one).',
   permission: 'write',
   apiVersions: BOTH,
   params: [signedMessageParam('signedMessage', 'the signed message')],
@@ -162,7 +163,7 @@ export const mpoolPushUntrusted = declareMethod({
 export const mpoolPushMessage = declareMethod({
   name: 'MpoolPushMessage',
   description:
-    'Assigns the nonce (the message must have Nonce 0), fills GasLimit when 0 (gas used × GasLimitOverestimation) and GasPremium/GasFeeCap when "0", caps the fee at MaxFee (0.07 FIL when "0" or null), signs with the wallet key of From and pushes. A repeated MsgUuid returns the message sent first.',
+    'Assigns the nonce (the message must have Nonce 0), fills GasLimit when 0 (gas used × GasLimitOverestimation) and GasPremium/GasFeeCap when "0", caps the fee at MaxFee (0.07 FIL when "0" or null), signs with the wallet key of From and pushes; the message and the next nonce are committed to disk together before the answer, and an error answer consumes no nonce. A repeated MsgUuid returns the message sent first.',
   permission: 'sign',
   apiVersions: BOTH,
   params: [messageParam('message', 'the unsigned message, Nonce 0'), sendSpecParam('spec', 'MessageSendSpec or null')],
