@@ -6,7 +6,7 @@
  * the repo as it was: nothing is committed, and a database file the import created is removed.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type ImportMode, type ImportSummary, importSnapshot } from '../chain/snapshot/index.js';
 import { LedgerDatabase } from '../db/index.js';
 import { DATABASE_FILE, devnetParams } from '../node/chain-services.js';
@@ -36,6 +36,7 @@ export async function importSnapshotIntoRepo(options: RepoImportOptions): Promis
   const lock = repo.lock();
   const dbPath = join(repo.path, DATABASE_FILE);
   const created = !existsSync(dbPath);
+  const createdDirectory = !existsSync(dirname(dbPath));
   let progress: ByteProgress | undefined;
   let db: LedgerDatabase | undefined;
   try {
@@ -67,6 +68,8 @@ export async function importSnapshotIntoRepo(options: RepoImportOptions): Promis
     db?.close();
     db = undefined;
     if (created) for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+    // Opening the database made its directory (under the repo lock, so all in it is ours): it goes too.
+    if (createdDirectory) rmSync(dirname(dbPath), { recursive: true, force: true });
     throw error;
   } finally {
     db?.close();

@@ -76,6 +76,9 @@ export class RawCborReader {
     const bytes = this.#take(this.#expect(MAJOR_BYTES, 'link bytes'));
     if (bytes[0] !== 0) throw this.fail('link bytes do not start with 0x00');
     const cid = bytes.subarray(1);
+    // An explicit version 0 (`00 <codec> <multihash>`) is no CID's binary form: go-cid refuses it,
+    // and multiformats would read it as another CID (the bare multihash) than the bytes say.
+    if (cid[0] === 0) throw this.fail('invalid CID in link: an explicit version 0 prefix');
     let size: number;
     try {
       size = CID.inspectBytes(cid).size;

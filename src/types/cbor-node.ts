@@ -1,16 +1,16 @@
 /**
  * DAG-CBOR decoding for typed chain objects. It applies exactly the rules of `decodeCbor` (the
- * options of @ipld/dag-cbor: canonical lengths and integers, no indefinite lengths, CIDs as tag 42),
+ * options of @ipld/dag-cbor: canonical lengths and integers, no indefinite lengths, CIDs as tag 42
+ * in their one canonical binary form),
  * with two differences that field-level validation needs:
  * - floats come back as `CborFloat` boxes: a float 1.0 would otherwise be indistinguishable from the
  *   integer 1, and Filecoin tuples never hold floats, so `Height: 1.0` must be rejected, not
  *   re-encoded as another block;
  * - `undefined` (0xf7) is rejected instead of being turned into null, which would change the bytes.
  */
-import { decodeOptions as dagCborDecodeOptions } from '@ipld/dag-cbor';
 import { decode, Token, Tokenizer, Type } from 'cborg';
 import type { CID } from 'multiformats/cid';
-import { CborDecodeError } from './cbor.js';
+import { CborDecodeError, DAG_CBOR_DECODE_OPTIONS } from './cbor.js';
 
 /** A CBOR float, kept apart from integers so that readers can reject it. */
 export class CborFloat {
@@ -54,7 +54,7 @@ class FloatBoxingTokenizer {
   }
 }
 
-const options = { ...dagCborDecodeOptions, allowUndefined: false, coerceUndefinedToNull: false };
+const options = { ...DAG_CBOR_DECODE_OPTIONS, allowUndefined: false, coerceUndefinedToNull: false };
 
 /** Decodes canonical DAG-CBOR into a `CborNode` tree; throws `CborDecodeError` naming `what`. */
 export function decodeChainCbor(bytes: Uint8Array, what: string): CborNode {

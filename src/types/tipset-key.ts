@@ -31,16 +31,25 @@ export class TipSetKey {
     const cids: CID[] = [];
     let rest = bytes;
     while (rest.length > 0) {
+      let cid: CID;
+      let remainder: Uint8Array;
       try {
-        const [cid, remainder] = CID.decodeFirst(rest);
-        cids.push(cid);
-        rest = remainder;
+        [cid, remainder] = CID.decodeFirst(rest);
       } catch (error) {
         throw new InvalidCidError(
           `invalid tipset key: bad CID at byte ${bytes.length - rest.length}: ${(error as Error).message}`,
           { cause: error },
         );
       }
+      // As go-cid, refuse a CID written in another form than its own (an explicit version 0): the
+      // key would not re-encode to the bytes it came from.
+      if (!bytesEqual(cid.bytes, rest.subarray(0, rest.length - remainder.length))) {
+        throw new InvalidCidError(
+          `invalid tipset key: CID at byte ${bytes.length - rest.length} is not in its canonical binary form`,
+        );
+      }
+      cids.push(cid);
+      rest = remainder;
     }
     return new TipSetKey(cids, Uint8Array.from(bytes));
   }

@@ -7,18 +7,41 @@
 import { CID } from 'multiformats/cid';
 import { type Block, verifyBlock } from '../../ipld/index.js';
 import { decodeCbor } from '../../types/index.js';
+import { SnapshotError, SnapshotErrorCode } from './errors.js';
 
-/** Reads an unsigned varint at `at`; undefined when `bytes` ends first. */
-function readVarint(bytes: Uint8Array, at: number): { value: number; next: number } | undefined {
+/**
+ * go-car's limits (ipld/go-car v2/internal/carv1/car.go, DefaultMaxAllowedHeaderSize and
+ * DefaultMaxAllowedSectionSize): a length beyond them is refused before anything is buffered for it.
+ */
+export const MAX_CAR_HEADER_BYTES = 32 << 20;
+export const MAX_CAR_SECTION_BYTES = 8 << 20;
+/** go-varint's limit: 9 bytes hold 63 bits. */
+const MAX_VARINT_BYTES = 9;
+
+/**
+ * Reads an unsigned varint at `at` with go-varint's rules (at most 9 bytes, minimal); undefined
+ * when `bytes` ends first. Throws `CarSectionError` (at `fileOffset + at`, `bytes` starting at
+ * `fileOffset` in the file) for an over-long or padded varint.
+ */
+function readVarint(bytes: Uint8Array, at: number, fileOffset: number): { value: number; next: number } | undefined {
   let value = 0;
   let scale = 1;
-  for (let i = at; i < bytes.length && i < at + 8; i++) {
+  for (let i = at; i < bytes.length; i++) {
+    if (i - at >= MAX_VARINT_BYTES) {
+      throw new CarSectionError(
+        fileOffset + at,
+        `the length varint is over-long (more than ${MAX_VARINT_BYTES} bytes)`,
+      );
+    }
     const byte = bytes[i]!;
     value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return { value, next: i + 1 };
+    if (byte < 0x80) {
+      if (byte === 0 && i > at)
+        throw new CarSectionError(fileOffset + at, 'the length varint is not minimally encoded');
+      return { value, next: i + 1 };
+    }
     scale *= 0x80;
   }
-  if (bytes.length - at >= 8) throw new Error(`varint at byte ${at} is too long`);
   return undefined;
 }
 
@@ -28,12 +51,12 @@ export interface CarSections {
   readonly batches: AsyncIterable<Block[]>;
 }
 
-/** What is wrong with the bytes, and where; the importer turns it into a SnapshotError. */
-export class CarSectionError extends Error {
+/** What is wrong with the bytes, and where; the importer adds the file and the blocks read so far. */
+export class CarSectionError extends SnapshotError {
   readonly offset: number;
 
   constructor(offset: number, reason: string, cause?: unknown) {
-    super(`at byte ${offset}: ${reason}`, cause === undefined ? undefined : { cause });
+    super(SnapshotErrorCode.Corrupt, `at byte ${offset}: ${reason}`, cause === undefined ? undefined : { cause });
     this.offset = offset;
   }
 }
@@ -78,7 +101,14 @@ export async function readCarSections(source: AsyncIterable<Uint8Array>, path: s
   // The header: varint length, then the DAG-CBOR map.
   let length: { value: number; next: number } | undefined;
   for (;;) {
-    length = readVarint(buffer, 0);
+    length = readVarint(buffer, 0, 0);
+    if (length !== undefined && length.value > MAX_CAR_HEADER_BYTES) {
+      throw corrupt(
+        path,
+        0,
+        `the CAR header declares ${length.value} bytes, over the ${MAX_CAR_HEADER_BYTES}-byte limit`,
+      );
+    }
     if (length !== undefined && buffer.length >= length.next + length.value) break;
     if (!(await more())) throw corrupt(path, buffer.length, 'the file ends inside the CAR header');
   }
@@ -91,7 +121,14 @@ export async function readCarSections(source: AsyncIterable<Uint8Array>, path: s
       const blocks: Block[] = [];
       let at = 0;
       for (;;) {
-        const section = readVarint(buffer, at);
+        const section = readVarint(buffer, at, offset);
+        if (section !== undefined && section.value > MAX_CAR_SECTION_BYTES) {
+          throw corrupt(
+            path,
+            offset + at,
+            `a section declares ${section.value} bytes, over the ${MAX_CAR_SECTION_BYTES}-byte limit`,
+          );
+        }
         if (section === undefined || buffer.length < section.next + section.value) break;
         const body = buffer.subarray(section.next, section.next + section.value);
         let cid: CID;

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { Decompress } from 'fzstd';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
+import { ZstdFrameGuard } from './zstd-frames.js';
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 const READ_CHUNK = 1 << 20;
@@ -67,7 +68,10 @@ async function* zstdDecompressed(source: AsyncIterable<Uint8Array>, path: string
   const decompress = new Decompress((data) => {
     output.push(data);
   });
+  const guard = new ZstdFrameGuard(path);
   const push = (chunk: Uint8Array, final: boolean) => {
+    // Before fzstd sees a frame: it allocates the frame's declared window at once.
+    guard.check(chunk);
     try {
       decompress.push(chunk, final);
     } catch (error) {
