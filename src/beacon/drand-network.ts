@@ -23,6 +23,15 @@ export interface ChainClock {
 }
 
 /**
+ * The latest round the beacon has published at Unix time `unixSecs` (round 1 at its genesis
+ * time, one more every period); 0 before its genesis.
+ */
+export function latestBeaconRound(network: DrandNetwork, unixSecs: bigint): bigint {
+  if (unixSecs < network.genesisTime) return 0n;
+  return (unixSecs - network.genesisTime) / network.periodSecs + 1n;
+}
+
+/**
  * The latest beacon round available when epoch `epoch` begins (Lotus `MaxBeaconRoundForEpoch`):
  * the round published by the start of the previous epoch's time slot. Network versions ≤ 15 used
  * the round one earlier.

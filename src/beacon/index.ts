@@ -1,4 +1,10 @@
 export type { BeaconSource } from './beacon-source.js';
-export { type ChainClock, type DrandNetwork, type DrandScheme, maxBeaconRoundForEpoch } from './drand-network.js';
+export {
+  type ChainClock,
+  type DrandNetwork,
+  type DrandScheme,
+  latestBeaconRound,
+  maxBeaconRoundForEpoch,
+} from './drand-network.js';
 export { LocalBeacon } from './local-beacon.js';
 export { beaconMessage, verifyBeaconEntry } from './verify-entry.js';

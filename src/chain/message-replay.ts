@@ -13,6 +13,7 @@ import type { CID } from 'multiformats/cid';
 import { WriteBatch } from '../ipld/index.js';
 import { StateTree } from '../state/index.js';
 import type { Message, TipSet } from '../types/index.js';
+import { throwIfAborted } from '../utils/abort.js';
 import {
   applyTipset,
   blsChainMessage,
@@ -27,6 +28,9 @@ import {
 } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
 import { ChainError, ChainErrorCode } from './errors.js';
+
+/** Caller's messages StateCompute runs between two turns of the event loop. */
+const MESSAGES_PER_TURN = 16;
 
 /** What TipSetStates executes for `tipSet`, as the executor's input. */
 export function tipSetExecutionInput(chain: ChainStore, tipSet: TipSet): TipsetInput {
@@ -69,13 +73,15 @@ export async function replayMessage(chain: ChainStore, tipSet: TipSet, cid: CID)
 
 /**
  * Lotus `ComputeState`: executes `tipSet` on its parent state, then `messages` (unsigned, no
- * signature checks, nonces and gas as given) at epoch `height` on the result.
+ * signature checks, nonces and gas as given) at epoch `height` on the result. `signal` (the RPC
+ * call's) stops the run between messages.
  */
 export async function computeState(
   chain: ChainStore,
   tipSet: TipSet,
   height: bigint,
   messages: readonly Message[],
+  signal?: AbortSignal,
 ): Promise<ComputeStateOutput> {
   if (height < tipSet.height) {
     throw new ChainError(
@@ -94,6 +100,7 @@ export async function computeState(
     trace.push(...applied.invocResults);
   }
   if (messages.length === 0) return { root, trace };
+  throwIfAborted(signal);
 
   const tree = StateTree.load(store, root);
   const vm = new Vm(tree, {
@@ -104,7 +111,11 @@ export async function computeState(
     circulatingSupply: circulatingSupply(tree, chain.params),
     tracing: true,
   });
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
+    // Hand the event loop back now and then: a request may carry thousands of messages, and an
+    // abort (client gone, node stopping) can only arrive between turns.
+    if (index > 0 && index % MESSAGES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    throwIfAborted(signal);
     const chainMessage = blsChainMessage(message);
     const application = vm.applyMessage(chainMessage);
     if (application.trace === null) throw new Error('a tracing VM returned no trace');

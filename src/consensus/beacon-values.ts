@@ -12,6 +12,7 @@ import {
   verifyBeaconEntry,
 } from '../beacon/index.js';
 import type { BeaconEntry, BlockHeader } from '../types/index.js';
+import { throwIfAborted } from '../utils/abort.js';
 import { BlockCheckError, BlockErrorCode } from './errors.js';
 
 /** Beacon work runs on this thread (≈1 ms an entry); hand the event loop back this often. */
@@ -21,19 +22,26 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** The entries a block at `epoch` on a parent at `parentEpoch` carries (Lotus `BeaconEntriesForBlock`). */
+/**
+ * The entries a block at `epoch` on a parent at `parentEpoch` carries (Lotus `BeaconEntriesForBlock`).
+ * One entry per epoch in between: `signal` (an RPC call's) stops the work between slices.
+ */
 export async function beaconEntriesForBlock(
   beacon: BeaconSource,
   clock: ChainClock,
   epoch: bigint,
   parentEpoch: bigint,
   previous: BeaconEntry,
+  signal?: AbortSignal,
 ): Promise<BeaconEntry[]> {
   if (maxBeaconRoundForEpoch(beacon.network, clock, epoch) === previous.round) return [];
   const entries: BeaconEntry[] = [];
   for (let e = parentEpoch + 1n; e <= epoch; e++) {
     entries.push(await beacon.entry(maxBeaconRoundForEpoch(beacon.network, clock, e)));
-    if (entries.length % ENTRIES_PER_SLICE === 0) await yieldToEventLoop();
+    if (entries.length % ENTRIES_PER_SLICE === 0) {
+      await yieldToEventLoop();
+      throwIfAborted(signal);
+    }
   }
   return entries;
 }

@@ -4,6 +4,7 @@
  * powers and worker key, the challenged winning PoSt sectors and whether the miner may mine. Null
  * (not an error) when the miner does not exist at the lookback or has no sectors to prove.
  */
+import { latestBeaconRound, maxBeaconRoundForEpoch } from '../beacon/index.js';
 import {
   beaconEntriesForBlock,
   chainClockOf,
@@ -29,6 +30,14 @@ import {
 } from '../types/index.js';
 import { minerEligibleToMine, minerInfo, minerPower, type SectorOnChainInfo } from '../vm/index.js';
 import type { MinerContext } from './context.js';
+import { MinerError, MinerErrorCode } from './errors.js';
+
+/**
+ * The most epochs MinerGetBaseInfo serves between its base and its round over RPC: one beacon
+ * entry is made (and answered) per epoch in between, about a millisecond and 200 bytes each.
+ * A day of mainnet epochs (Lotus `builtin.EpochsInDay`); a miner mines on a recent head.
+ */
+export const MAX_BASE_INFO_EPOCHS_AFTER_BASE = 2880n;
 
 export interface MiningBaseInfo {
   /** Quality-adjusted power at the lookback state. */
@@ -59,11 +68,46 @@ export interface MiningBaseInfoJson {
   EligibleForMining: boolean;
 }
 
+/**
+ * Refuses what Lotus cannot serve, before any work: a round whose beacon entry the beacon has
+ * not published yet. Lotus fetches the entries from drand (`chain/beacon/drand`), whose relays
+ * wait for the next round and answer an error for any later one; the devnet's local beacon
+ * could sign rounds of any time, so the limit is held here: at most one round past the latest
+ * one due now. Also a round more than MAX_BASE_INFO_EPOCHS_AFTER_BASE after its base, or at or
+ * below it.
+ */
+export function checkBaseInfoRound(ctx: MinerContext, round: bigint, base: TipSet, nowMs: number): void {
+  const fail = (why: string): never => {
+    throw new MinerError(
+      MinerErrorCode.BadRound,
+      `cannot serve round ${round} on the tipset at ${base.height}: ${why}`,
+    );
+  };
+  if (round <= base.height) fail('the round must be above its base tipset');
+  const { network } = ctx.beacon;
+  const needed = maxBeaconRoundForEpoch(network, chainClockOf(ctx.chain, ctx.params), round);
+  const nowSecs = BigInt(Math.floor(nowMs / 1000));
+  const latest = latestBeaconRound(network, nowSecs);
+  if (needed > latest + 1n) {
+    const dueIn = network.genesisTime + (needed - 1n) * network.periodSecs - nowSecs;
+    fail(
+      `it needs beacon round ${needed}, due in ${dueIn} s, and the beacon has reached round ${latest}: ask again when the round is due`,
+    );
+  }
+  if (round - base.height > MAX_BASE_INFO_EPOCHS_AFTER_BASE) {
+    fail(
+      `more than ${MAX_BASE_INFO_EPOCHS_AFTER_BASE} epochs after its base (one beacon entry per epoch): mine on a recent tipset`,
+    );
+  }
+}
+
+/** `signal` (an RPC call's) stops the beacon work, which grows with the epochs between base and round. */
 export async function getMiningBaseInfo(
   ctx: MinerContext,
   miner: Address,
   round: bigint,
   base: TipSet,
+  signal?: AbortSignal,
 ): Promise<MiningBaseInfo | null> {
   const { chain, states, beacon, params } = ctx;
   const prevBeaconEntry = chain.latestBeaconEntry(base);
@@ -73,6 +117,7 @@ export async function getMiningBaseInfo(
     round,
     base.height,
     prevBeaconEntry,
+    signal,
   );
   const rbase = randomnessBase(beaconEntries, prevBeaconEntry);
   const lookback = await lookbackForRound(chain, states, base, round);

@@ -4,7 +4,9 @@
  * schedules them; the node wires them to the wallet, which signs.
  */
 export {
+  checkBaseInfoRound,
   getMiningBaseInfo,
+  MAX_BASE_INFO_EPOCHS_AFTER_BASE,
   type MiningBaseInfo,
   type MiningBaseInfoJson,
   miningBaseInfoToLotusJson,

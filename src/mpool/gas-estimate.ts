@@ -14,6 +14,7 @@ import {
   type TipSet,
 } from '../types/index.js';
 import { toHex } from '../utils/bytes.js';
+import { InvalidArgumentError } from '../utils/errors.js';
 import { LruCache } from '../utils/lru-cache.js';
 import { blsChainMessage, circulatingSupply, ExitCode, signedChainMessage, Vm } from '../vm/index.js';
 import { CachedBlockstore } from './cached-blockstore.js';
@@ -31,6 +32,22 @@ export const DEFAULT_MAX_FEE = 70_000_000_000_000_000n;
 const PREMIUM_BLOCKS = 10;
 const FEE_CAP_QUEUE_BLOCKS = 20;
 const SUPPLY_CACHE_SIZE = 8;
+
+/**
+ * The most blocks GasEstimateFeeCap takes with base-fee change denominator `denom`: the largest n
+ * whose factor (1 + 1/denom)^n × 256 stays below 2^64. Lotus (`node/impl/gasutils`
+ * `GasEstimateFeeCap`) computes the factor as a float64 and converts it with Go's `uint64(…)`,
+ * whose result past 2^64 (infinity included) the Go spec leaves to the platform: amd64 gives 0,
+ * arm64 2^64 − 1. So a larger n has no answer to match, and is refused as a bad parameter.
+ * 329 for Filecoin's denominator 8.
+ */
+export function maxFeeCapQueueBlocks(denom: bigint): number {
+  const factor = 1 + 1 / Number(denom);
+  let n = Math.floor(Math.log(2 ** 56) / Math.log(factor));
+  while (factor ** (n + 1) * 256 < 2 ** 64) n++;
+  while (factor ** n * 256 >= 2 ** 64) n--;
+  return n;
+}
 
 /** Lotus `MessageSendSpec`: the fee limit, and whether to spend all of it on the fee cap. */
 export interface MessageSendSpec {
@@ -187,9 +204,19 @@ export class GasEstimator {
     return encodeSignedMessage({ message, signature: { type, data: new Uint8Array(65) } }).length;
   }
 
-  /** Lotus `GasEstimateFeeCap`: the head's base fee after `maxQueueBlocks` full blocks, plus the premium. */
+  /**
+   * Lotus `GasEstimateFeeCap`: the head's base fee after `maxQueueBlocks` full blocks, plus the
+   * premium. Throws InvalidArgumentError above maxFeeCapQueueBlocks (Lotus's answer there
+   * depends on the platform).
+   */
   estimateFeeCap(message: Message, maxQueueBlocks: number, tipSet: TipSet = this.#chain.head()): bigint {
     const params = this.#pool.params;
+    const max = maxFeeCapQueueBlocks(params.baseFeeMaxChangeDenom);
+    if (!Number.isSafeInteger(maxQueueBlocks) || maxQueueBlocks > max) {
+      throw new InvalidArgumentError(
+        `maxQueueBlocks: ${maxQueueBlocks} is more than ${max}, the most blocks of base fee rises (×${1 + 1 / Number(params.baseFeeMaxChangeDenom)} each) a fee cap is estimated for`,
+      );
+    }
     const factor = (1 + 1 / Number(params.baseFeeMaxChangeDenom)) ** maxQueueBlocks;
     const scaled = BigInt(Math.floor(factor * 256));
     return (tipSet.parentBaseFee * scaled) / 256n + message.gasPremium;

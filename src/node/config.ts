@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
 import { parseListenAddress } from '../rpc/endpoint.js';
-import { DEFAULT_MAX_REQUEST_BYTES } from '../rpc/limits.js';
+import { DEFAULT_RPC_LIMITS } from '../rpc/limits.js';
 import { LedgerError } from '../utils/errors.js';
 import { ConfigError } from './errors.js';
 import { isNetworkName, NETWORK_NAMES, NETWORK_PRESETS, type NetworkName } from './network.js';
@@ -18,6 +18,12 @@ export interface NodeConfig {
     /** A multiaddr, as in Lotus: `/ip4/127.0.0.1/tcp/1234/http`. */
     readonly listenAddress: string;
     readonly maxRequestSize: number;
+    /** The API limits of docs/rpc-limits.md. */
+    readonly maxResponseSize: number;
+    readonly maxBatchSize: number;
+    readonly maxConcurrentExpensiveCalls: number;
+    readonly maxConcurrentExpensiveCallsPerConnection: number;
+    readonly expensiveCallQueueTimeoutMs: number;
   };
   readonly chain: {
     readonly network: NetworkName;
@@ -35,8 +41,19 @@ export const DEFAULT_CONFIG_TOML = `# ledger-node configuration. Every key is op
   # Where the JSON-RPC API listens (a multiaddr, as in Lotus). Port 0 picks a free port;
   # the address actually used is written to the repo's \`api\` file.
   ListenAddress = "${DEFAULT_LISTEN_ADDRESS}"
-  # The largest request body accepted, in bytes.
-  MaxRequestSize = ${DEFAULT_MAX_REQUEST_BYTES}
+  # The largest request body accepted, in bytes (HTTP 413 beyond).
+  MaxRequestSize = ${DEFAULT_RPC_LIMITS.maxRequestBytes}
+  # The largest answer, in bytes; the answers of a batch count together. A call whose answer
+  # would be larger gets error -32005 instead (docs/rpc-limits.md).
+  MaxResponseSize = ${DEFAULT_RPC_LIMITS.maxResponseBytes}
+  # The most calls in one JSON-RPC batch; a longer batch is refused whole (-32600).
+  MaxBatchSize = ${DEFAULT_RPC_LIMITS.maxBatchSize}
+  # Expensive calls (StateCompute, StateReplay, StateSearchMsg, gas estimation, MinerGetBaseInfo,
+  # MinerCreateBlock, MpoolSelect) running at once, all clients together, and per connection.
+  MaxConcurrentExpensiveCalls = ${DEFAULT_RPC_LIMITS.maxConcurrentExpensiveCalls}
+  MaxConcurrentExpensiveCallsPerConnection = ${DEFAULT_RPC_LIMITS.maxConcurrentExpensiveCallsPerConnection}
+  # How long an expensive call over those limits waits for its turn before it is refused (-32005).
+  ExpensiveCallQueueTimeout = "${DEFAULT_RPC_LIMITS.expensiveCallQueueMs / 1000}s"
 
 [Chain]
   # The network preset: "mainnet" (f addresses, 30 s epochs) or "devnet" (t addresses, 4 s epochs).
@@ -76,6 +93,17 @@ class ConfigReader {
     return typeof value === 'string' ? value : this.fail(`${path}.${key}`, 'expected a string');
   }
 
+  /** A Go duration (Lotus's `Duration` keys: "10s", "1m30s", "500ms"), in milliseconds. */
+  duration(table: Table, path: string, key: string, fallbackMs: number, minMs: number): number {
+    const value = table[key];
+    if (value === undefined) return fallbackMs;
+    const ms = typeof value === 'string' ? parseDurationMs(value) : undefined;
+    if (ms === undefined || ms < minMs) {
+      this.fail(`${path}.${key}`, `expected a duration of at least ${minMs} ms, such as "10s" or "500ms"`);
+    }
+    return ms;
+  }
+
   integer(table: Table, path: string, key: string, fallback: number, min: number): number {
     const value = table[key] ?? fallback;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
@@ -99,7 +127,15 @@ export function parseConfig(text: string, file: string): NodeConfig {
     }
   }
 
-  const api = reader.table(root, 'API', ['ListenAddress', 'MaxRequestSize']);
+  const api = reader.table(root, 'API', [
+    'ListenAddress',
+    'MaxRequestSize',
+    'MaxResponseSize',
+    'MaxBatchSize',
+    'MaxConcurrentExpensiveCalls',
+    'MaxConcurrentExpensiveCallsPerConnection',
+    'ExpensiveCallQueueTimeout',
+  ]);
   const listenAddress = reader.string(api, 'API', 'ListenAddress', DEFAULT_LISTEN_ADDRESS);
   try {
     parseListenAddress(listenAddress);
@@ -118,10 +154,43 @@ export function parseConfig(text: string, file: string): NodeConfig {
     reader.fail('Logging.Level', `expected one of ${LOG_LEVELS.join(', ')}`);
   }
 
+  const limits = DEFAULT_RPC_LIMITS;
+  const maxConcurrentExpensiveCalls = reader.integer(
+    api,
+    'API',
+    'MaxConcurrentExpensiveCalls',
+    limits.maxConcurrentExpensiveCalls,
+    1,
+  );
+  const maxConcurrentExpensiveCallsPerConnection = reader.integer(
+    api,
+    'API',
+    'MaxConcurrentExpensiveCallsPerConnection',
+    Math.min(limits.maxConcurrentExpensiveCallsPerConnection, maxConcurrentExpensiveCalls),
+    1,
+  );
+  if (maxConcurrentExpensiveCallsPerConnection > maxConcurrentExpensiveCalls) {
+    reader.fail(
+      'API.MaxConcurrentExpensiveCallsPerConnection',
+      `${maxConcurrentExpensiveCallsPerConnection} is more than API.MaxConcurrentExpensiveCalls (${maxConcurrentExpensiveCalls})`,
+    );
+  }
+
   return {
     api: {
       listenAddress,
-      maxRequestSize: reader.integer(api, 'API', 'MaxRequestSize', DEFAULT_MAX_REQUEST_BYTES, 1024),
+      maxRequestSize: reader.integer(api, 'API', 'MaxRequestSize', limits.maxRequestBytes, 1024),
+      maxResponseSize: reader.integer(api, 'API', 'MaxResponseSize', limits.maxResponseBytes, 1024),
+      maxBatchSize: reader.integer(api, 'API', 'MaxBatchSize', limits.maxBatchSize, 1),
+      maxConcurrentExpensiveCalls,
+      maxConcurrentExpensiveCallsPerConnection,
+      expensiveCallQueueTimeoutMs: reader.duration(
+        api,
+        'API',
+        'ExpensiveCallQueueTimeout',
+        limits.expensiveCallQueueMs,
+        0,
+      ),
     },
     chain: {
       network,
@@ -135,6 +204,32 @@ export function parseConfig(text: string, file: string): NodeConfig {
     },
     logging: { level: level as LogLevel },
   };
+}
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Go's `time.ParseDuration` for non-negative values ("1m30s", "1.5s", "0"), in whole milliseconds; undefined if malformed. */
+export function parseDurationMs(text: string): number | undefined {
+  if (text === '0') return 0;
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+  let total = 0;
+  let at = 0;
+  while (at < text.length) {
+    part.lastIndex = at;
+    const match = part.exec(text);
+    if (match === null) return undefined;
+    total += Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number);
+    at = part.lastIndex;
+  }
+  return at === 0 ? undefined : Math.round(total);
 }
 
 /** The config in `file`, or the defaults when there is no such file. */

@@ -6,6 +6,7 @@ export {
   loadConfig,
   type NodeConfig,
   parseConfig,
+  parseDurationMs,
 } from './config.js';
 export { ConfigError, RepoLockedError } from './errors.js';
 export { createLogger, type LoggerOptions } from './logger.js';

@@ -8,6 +8,7 @@ import { BlockValidator, SlashFilter } from '../consensus/index.js';
 import {
   attemptElection,
   type BlockTemplate,
+  checkBaseInfoRound,
   createBlock,
   getMiningBaseInfo,
   type MinerContext,
@@ -58,8 +59,9 @@ export function createMining(input: {
     loop,
     validator,
     rpc: {
-      baseInfo: async (miner, round, base) => {
-        const info = await getMiningBaseInfo(ctx, miner, round, base);
+      baseInfo: async (miner, round, base, signal) => {
+        checkBaseInfoRound(ctx, round, base, Date.now());
+        const info = await getMiningBaseInfo(ctx, miner, round, base, signal);
         return info === null ? null : miningBaseInfoToLotusJson(info);
       },
       createBlock: build,

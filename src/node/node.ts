@@ -64,7 +64,7 @@ function applyOverrides(config: NodeConfig, overrides: NodeOverrides): NodeConfi
     listenAddress = listenMultiaddr(parseListenAddress(listenAddress).host, overrides.apiPort);
   }
   return {
-    api: { listenAddress, maxRequestSize: overrides.maxRequestSize ?? config.api.maxRequestSize },
+    api: { ...config.api, listenAddress, maxRequestSize: overrides.maxRequestSize ?? config.api.maxRequestSize },
     chain: {
       network,
       // A network chosen on the command line brings its own epoch length.
@@ -215,6 +215,13 @@ export class LedgerNode {
         host,
         port,
         maxRequestBytes: config.api.maxRequestSize,
+        limits: {
+          maxResponseBytes: config.api.maxResponseSize,
+          maxBatchSize: config.api.maxBatchSize,
+          maxConcurrentExpensiveCalls: config.api.maxConcurrentExpensiveCalls,
+          maxConcurrentExpensiveCallsPerConnection: config.api.maxConcurrentExpensiveCallsPerConnection,
+          expensiveCallQueueMs: config.api.expensiveCallQueueTimeoutMs,
+        },
       });
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);

@@ -23,7 +23,10 @@ export function renderApiMarkdown(methods: readonly RpcMethod[]): string {
           ? '—'
           : method.params.map((p) => `\`${p.name}\`: ${typeName(p.schema)}`).join('<br>');
       const versions = method.apiVersions.map((v) => `v${v}`).join(', ');
-      return `| ${names} | ${method.permission} | ${params} | ${typeName(method.result.schema)} | ${versions} | ${cell(method.description)} |`;
+      const description = method.expensive
+        ? `${method.description} *Expensive: runs within the API's concurrency limits (docs/rpc-limits.md).*`
+        : method.description;
+      return `| ${names} | ${method.permission} | ${params} | ${typeName(method.result.schema)} | ${versions} | ${cell(description)} |`;
     });
   return [
     '# JSON-RPC API',

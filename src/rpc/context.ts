@@ -36,8 +36,11 @@ export interface ChainContext {
  * values are Lotus JSON-ready objects built by the miner library.
  */
 export interface MiningContext {
-  /** Lotus `MiningBaseInfo` as Lotus JSON, or null when the miner has no power at the lookback. */
-  baseInfo(miner: Address, round: bigint, base: TipSet): Promise<unknown | null>;
+  /**
+   * Lotus `MiningBaseInfo` as Lotus JSON, or null when the miner has no power at the lookback.
+   * Refuses rounds whose beacon entries are not due yet; `signal` stops the work.
+   */
+  baseInfo(miner: Address, round: bigint, base: TipSet, signal?: AbortSignal): Promise<unknown | null>;
   /** Lotus `MinerCreateBlock`: builds and signs (with the wallet's worker key) a block from a template. */
   createBlock(template: BlockTemplate): Promise<BlockMsg>;
 }

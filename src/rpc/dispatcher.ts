@@ -4,13 +4,18 @@
  * does), ids of any JSON type echoed as sent, positional params only (go-jsonrpc refuses named
  * ones), exact arity, strict parameter decoding, Lotus's permission check and error codes.
  * A failure that is not a LedgerError is a bug: the client gets -32603 and the log gets the stack.
+ * The API limits (docs/rpc-limits.md) hold here: batch length, answer size, and turns for
+ * expensive calls; a batch stops running when its caller goes away or the node stops.
  */
 import { isLosslessNumber } from 'lossless-json';
 import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
+import { AbortedError } from '../utils/abort.js';
 import { LedgerError } from '../utils/errors.js';
 import type { RpcContext } from './context.js';
 import { JsonRpcError, JsonRpcErrorCode, permissionDenied } from './errors.js';
+import { ExpensiveCallGate } from './expensive-calls.js';
+import { LIMIT_CONFIG_KEYS, type RpcLimits, responseTooLarge, rpcLimits } from './limits.js';
 import { type ApiVersion, type CallInfo, isPromise, type MaybePromise, methodNames, type RpcMethod } from './method.js';
 import { parseRequestBody, plainJson } from './request-json.js';
 import { sharedResultBytes } from './shared-results.js';
@@ -26,6 +31,10 @@ export interface DispatcherOptions {
   readonly logger: Logger;
   /** Written after every response (go-jsonrpc's HTTP answers end with a newline); none by default. */
   readonly terminator?: string;
+  /** The API limits; the defaults when absent. */
+  readonly limits?: RpcLimits;
+  /** Turns for expensive calls, shared by every dispatcher of a server; one of its own when absent. */
+  readonly expensiveCalls?: ExpensiveCallGate;
 }
 
 function errorResponse(id: unknown, error: JsonRpcError): Response {
@@ -118,6 +127,8 @@ export class Dispatcher {
   readonly #context: RpcContext;
   readonly #logger: Logger;
   readonly #terminator: string;
+  readonly #limits: RpcLimits;
+  readonly #gate: ExpensiveCallGate;
 
   constructor(options: DispatcherOptions) {
     this.#methods = options.methods.filter((m) => m.apiVersions.includes(options.apiVersion));
@@ -131,6 +142,8 @@ export class Dispatcher {
     this.#context = options.context;
     this.#logger = options.logger;
     this.#terminator = options.terminator ?? '';
+    this.#limits = options.limits ?? rpcLimits();
+    this.#gate = options.expensiveCalls ?? new ExpensiveCallGate(this.#limits);
   }
 
   /**
@@ -139,11 +152,13 @@ export class Dispatcher {
    * `signal` gives the call's abort signal, made only when a method asks for it. The answer comes
    * at once when every method called answers synchronously (no promise, no turn of the event loop:
    * at tens of thousands of ChainHead calls a second the promise chain cost more than the call).
+   * `connection` identifies the client's connection for the per-connection limit of expensive calls.
    */
   handle(
     body: string,
     permissions: readonly string[],
     signal?: () => AbortSignal,
+    connection?: object,
   ): MaybePromise<string | Buffer | undefined> {
     if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
     let parsed: unknown;
@@ -154,26 +169,63 @@ export class Dispatcher {
       return this.#serialize(errorResponse(null, error as JsonRpcError));
     }
     if (!Array.isArray(parsed)) {
-      const response = this.#handleOne(parsed, plain, permissions, signal);
+      const response = this.#handleOne(parsed, plain, permissions, signal, connection);
       return isPromise(response) ? response.then((r) => this.#serializeOptional(r)) : this.#serializeOptional(response);
     }
     if (parsed.length === 0) return this.#serialize(errorResponse(null, invalidRequest('empty batch')));
-    return this.#handleBatch(parsed, plain, permissions, signal);
+    const { maxBatchSize } = this.#limits;
+    if (parsed.length > maxBatchSize) {
+      // Refused whole, before any call runs: answering the first calls only would look like a
+      // partial success to a client that does not count its answers.
+      return this.#serialize(
+        errorResponse(
+          null,
+          invalidRequest(
+            `batch of ${parsed.length} calls exceeds the limit of ${maxBatchSize} (raise ${LIMIT_CONFIG_KEYS.maxBatchSize} in config.toml, or split the batch)`,
+          ),
+        ),
+      );
+    }
+    return this.#handleBatch(parsed, plain, permissions, signal, connection);
   }
 
-  /** A batch's calls run one after another, in order, as go-jsonrpc runs them. */
+  /**
+   * A batch's calls run one after another, in order, as go-jsonrpc runs them. Each answer is
+   * written as it comes, and once the answers together pass the answer limit, or the caller is
+   * gone, the calls left are not run: each gets an error saying why.
+   */
   async #handleBatch(
     requests: readonly unknown[],
     plain: boolean,
     permissions: readonly string[],
-    signal: (() => AbortSignal) | undefined,
+    signalOf: (() => AbortSignal) | undefined,
+    connection: object | undefined,
   ): Promise<string | undefined> {
-    const responses: Response[] = [];
-    for (const request of requests) {
-      const response = await this.#handleOne(request, plain, permissions, signal);
-      if (response !== undefined) responses.push(response);
+    const signal = signalOf?.();
+    const texts: string[] = [];
+    let bytes = 2;
+    let stopped: JsonRpcError | undefined;
+    for (const [index, request] of requests.entries()) {
+      if (stopped === undefined && signal?.aborted) {
+        stopped = this.#toJsonRpcError(new AbortedError(signal.reason), undefined);
+      }
+      let response: Response | undefined;
+      if (stopped !== undefined) {
+        const id = isPlainObject(request) && Object.hasOwn(request, 'id') ? request.id : undefined;
+        response = id === undefined && isPlainObject(request) ? undefined : errorResponse(id ?? null, stopped);
+      } else {
+        response = await this.#handleOne(request, plain, permissions, signalOf, connection);
+      }
+      if (response === undefined) continue;
+      let text = this.#text(response);
+      if (bytes + Buffer.byteLength(text) > this.#limits.maxResponseBytes) {
+        stopped ??= responseTooLarge(this.#limits, `the answer to call ${index} of the batch`);
+        text = this.#text(errorResponse(response.id, stopped));
+      }
+      bytes += Buffer.byteLength(text) + 1;
+      texts.push(text);
     }
-    return responses.length === 0 ? undefined : this.#serialize(responses);
+    return texts.length === 0 ? undefined : `[${texts.join(',')}]${this.#terminator}`;
   }
 
   #handleOne(
@@ -181,6 +233,7 @@ export class Dispatcher {
     plain: boolean,
     permissions: readonly string[],
     signal: (() => AbortSignal) | undefined,
+    connection?: object,
   ): MaybePromise<Response | undefined> {
     if (!isPlainObject(request)) return errorResponse(null, invalidRequest('expected a request object'));
     // A request without an id member is a notification: nothing is answered, not even an error —
@@ -200,7 +253,7 @@ export class Dispatcher {
       isNotification ? undefined : errorResponse(id, this.#toJsonRpcError(error, envelope.method));
     let result: unknown;
     try {
-      result = this.#call(envelope, plain, permissions, signal);
+      result = this.#call(envelope, plain, permissions, signal, connection);
     } catch (error) {
       return fail(error);
     }
@@ -213,6 +266,7 @@ export class Dispatcher {
     plain: boolean,
     permissions: readonly string[],
     signal: (() => AbortSignal) | undefined,
+    connection: object | undefined,
   ): unknown {
     const method = this.#byName.get(name);
     if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
@@ -235,7 +289,26 @@ export class Dispatcher {
         });
       }
     });
-    return method.invoke(decoded, this.#context, new Call(this.#apiVersion, permissions, this.#methods, signal));
+    const call = new Call(this.#apiVersion, permissions, this.#methods, signal);
+    if (method.expensive) return this.#invokeExpensive(method, decoded, call, connection);
+    return method.invoke(decoded, this.#context, call);
+  }
+
+  /** Runs an expensive call when the limits give it a turn (see expensive-calls.ts). */
+  async #invokeExpensive(
+    method: RpcMethod,
+    params: readonly unknown[],
+    call: Call,
+    connection: object | undefined,
+  ): Promise<unknown> {
+    // Made now, so that a client hanging up while the call waits or runs aborts it.
+    const signal = call.signal;
+    const release = await this.#gate.acquire(method.name, connection, signal);
+    try {
+      return await method.invoke(params, this.#context, call);
+    } finally {
+      release();
+    }
   }
 
   #toJsonRpcError(error: unknown, method: unknown): JsonRpcError {
@@ -252,7 +325,11 @@ export class Dispatcher {
       const bytes = sharedResultBytes(response.result);
       if (bytes !== undefined) return this.#withSharedResult(response.id, bytes);
     }
-    return this.#serialize(response);
+    const text = this.#text(response);
+    if (!fitsIn(text, this.#limits.maxResponseBytes)) {
+      return this.#serialize(errorResponse(response.id, responseTooLarge(this.#limits, 'the answer')));
+    }
+    return text + this.#terminator;
   }
 
   /** The same bytes `#serialize` would write, the result's copied in rather than written again. */
@@ -270,19 +347,31 @@ export class Dispatcher {
   }
 
   #serialize(response: Response | Response[]): string {
+    return this.#text(response) + this.#terminator;
+  }
+
+  /** The JSON of a response, without the terminator. */
+  #text(response: Response | Response[]): string {
     try {
-      return (stringifyPlainResponse(response) ?? stringifyJsonLossless(response)) + this.#terminator;
+      return stringifyPlainResponse(response) ?? stringifyJsonLossless(response);
     } catch (error) {
       this.#logger.error({ err: error }, 'RPC response could not be serialized');
       const single = Array.isArray(response) ? null : response.id;
-      return (
-        stringifyJsonLossless(
-          errorResponse(
-            single,
-            new JsonRpcError(JsonRpcErrorCode.InternalError, 'internal error: unserializable result'),
-          ),
-        ) + this.#terminator
+      return stringifyJsonLossless(
+        errorResponse(
+          single,
+          new JsonRpcError(JsonRpcErrorCode.InternalError, 'internal error: unserializable result'),
+        ),
       );
     }
   }
+}
+
+/**
+ * Whether `text` takes at most `limit` bytes in UTF-8. Without counting when it is short enough
+ * whatever it holds (at most 3 bytes per UTF-16 unit): the usual case, at every call.
+ */
+function fitsIn(text: string, limit: number): boolean {
+  if (text.length * 3 <= limit) return true;
+  return text.length <= limit && Buffer.byteLength(text) <= limit;
 }

@@ -11,6 +11,8 @@ export const JsonRpcErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** A call refused because it is over one of the API limits (EIP-1474 "limit exceeded"; docs/rpc-limits.md). */
+  LimitExceeded: -32005,
   /** go-jsonrpc's code for an error a method returns, permission denials included (Lotus clients expect it). */
   CallFailed: 1,
 } as const;
@@ -21,6 +23,7 @@ const LEDGER_CODES: Readonly<Record<number, string>> = {
   [JsonRpcErrorCode.MethodNotFound]: 'ERR_RPC_METHOD_NOT_FOUND',
   [JsonRpcErrorCode.InvalidParams]: 'ERR_RPC_INVALID_PARAMS',
   [JsonRpcErrorCode.InternalError]: 'ERR_RPC_INTERNAL',
+  [JsonRpcErrorCode.LimitExceeded]: 'ERR_RPC_LIMIT_EXCEEDED',
 };
 
 /** A JSON-RPC error object `{code, message, data?}` as a LedgerError (`code` `ERR_RPC_*`). */

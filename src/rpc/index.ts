@@ -11,7 +11,15 @@ export type { ChainContext, MiningContext, MpoolContext, NodeInfo, RpcContext } 
 export { Dispatcher } from './dispatcher.js';
 export { type ApiInfo, type HostPort, listenMultiaddr, parseApiInfo, parseListenAddress, rpcUrl } from './endpoint.js';
 export { JsonRpcError, JsonRpcErrorCode, NodeUnreachableError, permissionDenied, RpcHttpError } from './errors.js';
-export { DEFAULT_MAX_REQUEST_BYTES, MAX_JSON_DEPTH } from './limits.js';
+export { ExpensiveCallGate } from './expensive-calls.js';
+export {
+  DEFAULT_MAX_REQUEST_BYTES,
+  DEFAULT_RPC_LIMITS,
+  LIMIT_CONFIG_KEYS,
+  MAX_JSON_DEPTH,
+  type RpcLimits,
+  rpcLimits,
+} from './limits.js';
 export {
   API_SEMVER,
   API_VERSIONS,

@@ -86,6 +86,11 @@ export interface MethodDeclaration<P extends readonly unknown[], R> {
   readonly result: ResultDeclaration<R>;
   /** Extra full names served without a namespace (`rpc.discover`). */
   readonly aliases?: readonly string[];
+  /**
+   * Work that can take long or much memory (executing messages, beacon rounds, walks over the
+   * chain): such calls run only as many at once as the API limits allow (docs/rpc-limits.md).
+   */
+  readonly expensive?: boolean;
   readonly handler: (params: P, context: RpcContext, call: CallInfo) => R | Promise<R>;
 }
 
@@ -98,6 +103,8 @@ export interface RpcMethod {
   readonly params: readonly ParamDeclaration<unknown>[];
   readonly result: ResultDeclaration<unknown>;
   readonly aliases: readonly string[];
+  /** Counted against the expensive-call limits (see MethodDeclaration.expensive). */
+  readonly expensive: boolean;
   /**
    * Runs the handler on decoded parameters and returns the Lotus JSON of its result: at once for
    * a handler that answers synchronously (ChainHead and most reads), else a promise. A synchronous
@@ -123,6 +130,7 @@ export function declareMethod<const P extends readonly unknown[], R>(declaration
     params: declaration.params as readonly ParamDeclaration<unknown>[],
     result: result as ResultDeclaration<unknown>,
     aliases: declaration.aliases ?? [],
+    expensive: declaration.expensive ?? false,
     invoke: (params, context, call) => {
       const value = handler(params as unknown as P, context, call);
       return isPromise(value) ? value.then(result.encode) : result.encode(value);

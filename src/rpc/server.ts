@@ -1,11 +1,15 @@
 /**
  * The HTTP side of the API, on fastify: `POST /rpc/v0` and `/rpc/v1`, bodies as
- * `application/json` or `text/plain` up to a size limit, and go-jsonrpc's authentication:
- * the `Authorization: Bearer <token>` header (or a `?token=` query value), no token meaning
- * `read`, and HTTP 401 with an empty body for a token that is malformed or does not verify.
- * JSON-RPC errors, permission denials included, are HTTP 200 with an error object.
+ * `application/json`, `text/plain` or without a content type (go-jsonrpc reads any body as
+ * JSON) up to a size limit, and go-jsonrpc's authentication: the `Authorization: Bearer <token>`
+ * header (or a `?token=` query value), no token meaning `read`, and HTTP 401 with an empty body
+ * for a token that is malformed or does not verify. JSON-RPC errors, permission denials
+ * included, are HTTP 200 with an error object; what the HTTP layer refuses (unknown path 404,
+ * body too large 413, content type 415, headers too large 431, malformed HTTP 400) gets its
+ * status with a JSON-RPC error object as the body, so every answer parses the same way.
  */
-import type { AddressInfo } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
@@ -13,7 +17,8 @@ import { LedgerError } from '../utils/errors.js';
 import type { RpcContext } from './context.js';
 import { Dispatcher } from './dispatcher.js';
 import { JsonRpcErrorCode } from './errors.js';
-import { DEFAULT_MAX_REQUEST_BYTES } from './limits.js';
+import { ExpensiveCallGate } from './expensive-calls.js';
+import { LIMIT_CONFIG_KEYS, type RpcLimits, rpcLimits } from './limits.js';
 import { API_VERSIONS, isPromise, type RpcMethod } from './method.js';
 import { allMethods } from './methods/index.js';
 
@@ -29,6 +34,8 @@ export interface RpcServerOptions {
   /** 0 picks a free port; `RpcServer.port` says which. */
   readonly port: number;
   readonly maxRequestBytes?: number;
+  /** The API limits (config.toml `[API]`); defaults for those not given. `maxRequestBytes` above wins. */
+  readonly limits?: Partial<RpcLimits>;
   readonly methods?: readonly RpcMethod[];
 }
 
@@ -38,6 +45,7 @@ function rpcErrorBody(code: number, message: string): string {
 
 export class RpcServer {
   readonly #close: () => Promise<void>;
+  #closing: Promise<void> | undefined;
   /** The port listened on (the one chosen when 0 was asked for). */
   readonly port: number;
 
@@ -70,41 +78,77 @@ export class RpcServer {
     }, port);
   }
 
-  /** Stops accepting connections and waits for the calls in flight, those whose client left included. */
+  /**
+   * Stops accepting connections, aborts the calls in flight (their signal fires: long work stops
+   * at its next check) and waits for them to end, those whose client left included. Closing
+   * again waits for the same close.
+   */
   close(): Promise<void> {
-    return this.#close();
+    this.#closing ??= this.#close();
+    return this.#closing;
   }
 }
 
 /** `calls` holds every dispatch still running, so the close can wait for them. */
 function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<Promise<unknown>>) {
   const logger = options.logger.child({ module: 'rpc' });
-  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const limits = rpcLimits({
+    ...options.limits,
+    maxRequestBytes: options.maxRequestBytes ?? options.limits?.maxRequestBytes,
+  });
+  const { maxRequestBytes } = limits;
+  const expensiveCalls = new ExpensiveCallGate(limits);
   // No logger for fastify itself: with one, every request gets response listeners and timings
   // kept only for its "request completed" line, which at thousands of calls a second would cost
   // more than the calls (about 6% of a ChainHead even with the line turned off). What goes wrong
   // is logged by the error handler below, with the rpc logger.
-  const app = Fastify({ logger: false, bodyLimit: maxRequestBytes });
+  const app = Fastify({ logger: false, bodyLimit: maxRequestBytes, clientErrorHandler: answerClientError });
   // The caller's permissions, set before the body is read. A declared request property, not a
   // WeakMap keyed by request: every entry of one costs the garbage collector an ephemeron.
   app.decorateRequest(PERMISSIONS, null);
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_request, body, done) =>
-    done(null, body),
+  const keepBody = (_request: FastifyRequest, body: string | Buffer, done: (e: Error | null, b?: unknown) => void) =>
+    done(null, body);
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, keepBody);
+  // Lotus (go-jsonrpc) reads the body as JSON whatever the content type; a body sent without one
+  // (curl --data-binary, many scripts) is read the same way here. The catch-all parser sees
+  // only those: any other content type is answered 415 below.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    if (request.headers['content-type'] === undefined) return keepBody(request, body, done);
+    const error = new Error('unsupported content type') as Error & { code: string };
+    error.code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+    done(error);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .type('application/json')
+      .send(
+        rpcErrorBody(
+          JsonRpcErrorCode.InvalidRequest,
+          `Invalid request: no API at ${request.method} ${request.url.split('?')[0]} (POST JSON-RPC to /rpc/v0 or /rpc/v1)`,
+        ),
+      ),
   );
 
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     const reject = (status: number, code: number, message: string) =>
       reply.code(status).type('application/json').send(rpcErrorBody(code, message));
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reject(200, JsonRpcErrorCode.ParseError, `request bigger than maximum ${maxRequestBytes} allowed`);
+        // go-jsonrpc's words, with the key that raises the limit.
+        return reject(
+          413,
+          JsonRpcErrorCode.ParseError,
+          `request bigger than maximum ${maxRequestBytes} allowed (raise ${LIMIT_CONFIG_KEYS.maxRequestBytes} in config.toml)`,
+        );
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return reject(
           415,
           JsonRpcErrorCode.InvalidRequest,
-          'Invalid request: send the body as Content-Type: application/json (or text/plain)',
+          `Invalid request: unsupported Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')}: send the body as Content-Type: application/json (or text/plain)`,
         );
     }
     if (error.statusCode !== undefined && error.statusCode < 500) {
@@ -167,9 +211,15 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
       context: options.context,
       logger,
       terminator: '\n',
+      limits,
+      expensiveCalls,
     });
-    const answer = (reply: FastifyReply, response: string | Buffer | undefined): FastifyReply =>
-      response === undefined ? reply.code(204).send() : reply.code(200).type('application/json').send(response);
+    const answer = (reply: FastifyReply, response: string | Buffer | undefined): FastifyReply => {
+      // An answer sent while the server closes ends its keep-alive connection: node:http would
+      // otherwise keep it open, and the close waiting for it, until the client's keep-alive ends.
+      if (stopping.aborted) reply.header('connection', 'close');
+      return response === undefined ? reply.code(204).send() : reply.code(200).type('application/json').send(response);
+    };
     // Not an async handler: a call answered synchronously (ChainHead) is sent in the same turn.
     app.post(`/rpc/v${apiVersion}`, (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
@@ -193,6 +243,8 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
         body,
         (request as WithPermissions)[PERMISSIONS] ?? ANONYMOUS_PERMISSIONS,
         signalOf,
+        // The connection, for the per-connection limit of expensive calls.
+        request.raw.socket,
       );
       if (!isPromise(handled)) {
         settled();
@@ -208,4 +260,27 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
     });
   }
   return app;
+}
+
+/**
+ * What node:http cannot parse (headers over its size limit: 431, malformed requests: 400, a
+ * request too slow to arrive: 408) never reaches fastify's routes: the answer is written on the
+ * socket here, with a JSON-RPC error object as its body, and the connection closed, as node:http
+ * does by default.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Invalid request: HTTP headers too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Invalid request: the request took too long to arrive']
+        : [400, `Invalid request: malformed HTTP request (${error.code ?? error.message})`];
+  const body = rpcErrorBody(JsonRpcErrorCode.InvalidRequest, message);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

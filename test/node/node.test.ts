@@ -9,6 +9,7 @@ import {
   defaultRepoPath,
   LedgerNode,
   parseConfig,
+  parseDurationMs,
   RepoLockedError,
 } from '../../src/node/index.js';
 import { NodeApi, RpcClient, rpcUrl } from '../../src/rpc/index.js';
@@ -94,11 +95,21 @@ test('config.toml settings apply, and the command line overrides them', async ()
   await node0.stop();
   writeFileSync(
     join(repoPath, 'config.toml'),
-    '[API]\nListenAddress = "/ip4/127.0.0.1/tcp/0/http"\n[Chain]\nNetwork = "devnet"\nBlockDelaySecs = 6\n',
+    '[API]\nListenAddress = "/ip4/127.0.0.1/tcp/0/http"\nMaxBatchSize = 2\n[Chain]\nNetwork = "devnet"\nBlockDelaySecs = 6\n',
   );
   const node = await LedgerNode.start({ repoPath, logger: silent });
   try {
     expect(await apiOf(node).version()).toMatchObject({ Version: '0.1.0+devnet', BlockDelay: 6 });
+    // The API limits reach the server: a batch of 3 is over MaxBatchSize = 2.
+    const version = { jsonrpc: '2.0', method: 'Ledger.Version', params: [], id: 1 };
+    const batch = await fetch(rpcUrl(node.apiAddress, 1), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([version, version, version]),
+    });
+    expect(((await batch.json()) as { error: { message: string } }).error.message).toContain(
+      'batch of 3 calls exceeds the limit of 2 (raise API.MaxBatchSize',
+    );
   } finally {
     await node.stop();
   }
@@ -129,14 +140,40 @@ describe('config.toml', () => {
   test('the default file parses to the defaults', () => {
     expect(parseConfig(DEFAULT_CONFIG_TOML, 'config.toml')).toEqual(parseConfig('', 'config.toml'));
     expect(parseConfig('', 'config.toml')).toEqual({
-      api: { listenAddress: '/ip4/127.0.0.1/tcp/1234/http', maxRequestSize: 10 * 1024 * 1024 },
+      api: {
+        listenAddress: '/ip4/127.0.0.1/tcp/1234/http',
+        maxRequestSize: 10 * 1024 * 1024,
+        maxResponseSize: 64 * 1024 * 1024,
+        maxBatchSize: 100,
+        maxConcurrentExpensiveCalls: 4,
+        maxConcurrentExpensiveCallsPerConnection: 2,
+        expensiveCallQueueTimeoutMs: 10_000,
+      },
       chain: { network: 'mainnet', blockDelaySecs: 30 },
       logging: { level: 'info' },
     });
   });
 
   test.each([
-    ['[API]\nListenAdress = "x"', 'config.toml: API.ListenAdress: unknown key (known: ListenAddress, MaxRequestSize)'],
+    [
+      '[API]\nListenAdress = "x"',
+      'config.toml: API.ListenAdress: unknown key (known: ListenAddress, MaxRequestSize, MaxResponseSize, MaxBatchSize, MaxConcurrentExpensiveCalls, MaxConcurrentExpensiveCallsPerConnection, ExpensiveCallQueueTimeout)',
+    ],
+    ['[API]\nMaxBatchSize = 0', 'config.toml: API.MaxBatchSize: expected an integer of at least 1'],
+    ['[API]\nMaxResponseSize = 10', 'config.toml: API.MaxResponseSize: expected an integer of at least 1024'],
+    [
+      '[API]\nMaxConcurrentExpensiveCalls = -1',
+      'config.toml: API.MaxConcurrentExpensiveCalls: expected an integer of at least 1',
+    ],
+    [
+      '[API]\nMaxConcurrentExpensiveCalls = 2\nMaxConcurrentExpensiveCallsPerConnection = 3',
+      'config.toml: API.MaxConcurrentExpensiveCallsPerConnection: 3 is more than API.MaxConcurrentExpensiveCalls (2)',
+    ],
+    ['[API]\nExpensiveCallQueueTimeout = 10', 'config.toml: API.ExpensiveCallQueueTimeout: expected a duration'],
+    [
+      '[API]\nExpensiveCallQueueTimeout = "10 seconds"',
+      'config.toml: API.ExpensiveCallQueueTimeout: expected a duration',
+    ],
     ['[Api]\n', 'config.toml: Api: unknown section (known: API, Chain, Logging)'],
     ['[API]\nMaxRequestSize = "big"', 'config.toml: API.MaxRequestSize: expected an integer of at least 1024'],
     ['[API]\nListenAddress = "127.0.0.1:1234"', 'config.toml: API.ListenAddress: invalid API address'],
@@ -146,6 +183,31 @@ describe('config.toml', () => {
   ])('%j is refused: %s', (text, message) => {
     expect(() => parseConfig(text, 'config.toml')).toThrow(ConfigError);
     expect(() => parseConfig(text, 'config.toml')).toThrow(message);
+  });
+
+  test('the API limits are read from [API], durations in Go’s notation', () => {
+    const config = parseConfig(
+      '[API]\nMaxResponseSize = 2048\nMaxBatchSize = 5\nMaxConcurrentExpensiveCalls = 3\n' +
+        'MaxConcurrentExpensiveCallsPerConnection = 1\nExpensiveCallQueueTimeout = "1m30s"',
+      'config.toml',
+    );
+    expect(config.api).toMatchObject({
+      maxResponseSize: 2048,
+      maxBatchSize: 5,
+      maxConcurrentExpensiveCalls: 3,
+      maxConcurrentExpensiveCallsPerConnection: 1,
+      expensiveCallQueueTimeoutMs: 90_000,
+    });
+    // A total below the per-connection default lowers the per-connection one with it.
+    expect(parseConfig('[API]\nMaxConcurrentExpensiveCalls = 1', 'config.toml').api).toMatchObject({
+      maxConcurrentExpensiveCalls: 1,
+      maxConcurrentExpensiveCallsPerConnection: 1,
+    });
+    expect(parseDurationMs('500ms')).toBe(500);
+    expect(parseDurationMs('1.5s')).toBe(1500);
+    expect(parseDurationMs('0')).toBe(0);
+    expect(parseDurationMs('10')).toBeUndefined();
+    expect(parseDurationMs('')).toBeUndefined();
   });
 });
 

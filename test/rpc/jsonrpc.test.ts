@@ -399,14 +399,18 @@ describe('big integers survive JSON both ways', () => {
 });
 
 describe('request size limit', () => {
-  test('a body over the limit is -32700 "request bigger than maximum N allowed" (HTTP 200)', async () => {
+  test('a body over the limit is HTTP 413 with -32700 "request bigger than maximum N allowed" and the config key', async () => {
     const small = await startTestServer({ maxRequestBytes: 4096 });
     try {
       const reply = await post(small.url(), request('Ledger.WalletValidateAddress', ['x'.repeat(5000)]));
-      expect(reply.status).toBe(200);
-      expect(JSON.parse(reply.text).error).toEqual({
-        code: -32700,
-        message: 'request bigger than maximum 4096 allowed',
+      expect(reply.status).toBe(413);
+      expect(JSON.parse(reply.text)).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32700,
+          message: 'request bigger than maximum 4096 allowed (raise API.MaxRequestSize in config.toml)',
+        },
       });
       expect((await call(small.url(), 'Ledger.Version', [])).result).toBeDefined();
     } finally {

@@ -5,8 +5,9 @@
  */
 import { GasEstimationError, GasEstimationErrorCode } from '../../mpool/index.js';
 import { bigIntToLotusJson, readJsonInt64, readJsonUint64, toJsonInteger } from '../../types/index.js';
+import { InvalidArgumentError } from '../../utils/errors.js';
 import { messageResult, tipSetKeyParam } from '../chain-codecs.js';
-import { JsonRpcError } from '../errors.js';
+import { JsonRpcError, JsonRpcErrorCode } from '../errors.js';
 import { declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
 import { addressParam, messageParam } from '../params.js';
 import { mpoolOf, sendSpecParam, tipSetOf } from './mpool.js';
@@ -53,6 +54,7 @@ export const gasEstimateMessageGas = declareMethod({
     'Fills the unset gas fields of a message: GasLimit 0 → gas used × GasLimitOverestimation (1.25 by default, MpoolSetConfig), GasPremium "0" → GasEstimateGasPremium over 10 blocks, GasFeeCap "0" → GasEstimateFeeCap over 20 blocks; then caps GasFeeCap × GasLimit at MaxFee (0.07 FIL when "0" or null). The nonce is left alone.',
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [
     messageParam('message', 'the message; zero gas fields are estimated'),
     sendSpecParam('spec', 'MessageSendSpec or null'),
@@ -69,6 +71,7 @@ export const gasEstimateGasLimit = declareMethod({
     "The gas the message uses when applied on the head's state after the sender's pooled messages with lower nonces (raw, without overestimation).",
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [messageParam('message', 'the message'), tipSetKeyParam('tipSetKey', 'null or [] for the head')],
   result: {
     name: 'gasLimit',
@@ -88,12 +91,29 @@ export const gasEstimateFeeCap = declareMethod({
   apiVersions: BOTH,
   params: [
     messageParam('message', 'the message (its GasPremium is added)'),
-    int64Param('maxQueueBlocks', 'blocks the message may wait'),
+    int64Param(
+      'maxQueueBlocks',
+      'blocks the message may wait (at most 329: beyond, Lotus’s uint64 arithmetic overflows)',
+    ),
     tipSetKeyParam('tipSetKey', 'null or [] for the head'),
   ],
   result: amountResult('the fee cap'),
-  handler: ([message, blocks, key], context) =>
-    mpoolOf(context).gas.estimateFeeCap(message, Number(blocks), tipSetOf(context, key)),
+  handler: ([message, blocks, key], context) => {
+    const tipSet = tipSetOf(context, key);
+    try {
+      return mpoolOf(context).gas.estimateFeeCap(message, Number(blocks), tipSet);
+    } catch (error) {
+      // Too many blocks is a bad parameter (see maxFeeCapQueueBlocks), not a failed call.
+      if (!(error instanceof InvalidArgumentError)) throw error;
+      throw new JsonRpcError(
+        JsonRpcErrorCode.InvalidParams,
+        `invalid params for 'GasEstimateFeeCap': ${error.message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  },
 });
 
 export const gasEstimateGasPremium = declareMethod({
@@ -102,6 +122,7 @@ export const gasEstimateGasPremium = declareMethod({
     'The premium recent blocks paid (2 × nBlocksIncl tipsets back, at 55 % of their target gas from the top price; at least 100000, 150000 for 2 blocks, 200000 for 1), with ±1 % noise. Sender and gas limit are accepted and ignored, as in Lotus.',
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [
     uint64Param('nBlocksIncl', 'how soon the message should be included, in blocks (1 to 128)'),
     addressParam('sender', 'ignored'),

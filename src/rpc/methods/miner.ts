@@ -33,6 +33,7 @@ export const minerGetBaseInfo = declareMethod({
     'Returns what a miner needs to mine `round` on the tipset `tsk` (which must be given, not empty): beacon entries, lookback power, winning PoSt sectors, worker key and eligibility; null when the miner has no power or sectors at the lookback.',
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [
     addressParam('miner', 'the miner address'),
     epochParam('round', 'the epoch to mine'),
@@ -68,12 +69,12 @@ export const minerGetBaseInfo = declareMethod({
       { type: 'null' },
     ],
   }),
-  handler: async ([miner, round, key], context) => {
+  handler: async ([miner, round, key], context, call) => {
     if (key.isEmpty) {
       throw new ChainError(ChainErrorCode.NotFound, 'NewTipSet called with zero length array of blocks');
     }
     const base = chainOf(context).store.loadTipSet(key);
-    return (await miningOf(context).baseInfo(miner, round, base)) ?? null;
+    return (await miningOf(context).baseInfo(miner, round, base, call.signal)) ?? null;
   },
 });
 
@@ -83,6 +84,7 @@ export const minerCreateBlock = declareMethod({
     "Builds a block from a template: parent state and receipts from executing the parents, base fee, weight, the template's messages split into BLS and secp256k1, BLS aggregate, and the worker key's signature (the node's wallet must hold it). Does not publish the block.",
   permission: 'write',
   apiVersions: BOTH,
+  expensive: true,
   params: [blockTemplateParam('template', 'Lotus BlockTemplate')],
   result: nullableBlockMsgResult('the block with its message CIDs'),
   handler: async ([template], context) => {

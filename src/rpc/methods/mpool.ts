@@ -212,6 +212,7 @@ export const mpoolSelect = declareMethod({
     'The messages this node would put in a block on the tipset, in inclusion order, for a ticket quality from 0 to 1 (above 0.84 greedy selection, else optimal); null when the pool is empty, as in Lotus.',
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [
     tipSetKeyParam('tipSetKey', 'the base tipset; null or [] for the head'),
     {

@@ -189,6 +189,7 @@ export const stateSearchMsg = declareMethod({
   description: SEARCH_DESCRIPTION,
   permission: 'read',
   apiVersions: [1],
+  expensive: true,
   params: [
     tipSetKeyParam('tsk', 'the tipset to search back from; null or [] for the head'),
     cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)'),
@@ -205,6 +206,7 @@ export const stateSearchMsgV0 = declareMethod({
   description: `${SEARCH_DESCRIPTION} The v0 form: from the head, no limit, replacements allowed.`,
   permission: 'read',
   apiVersions: [0],
+  expensive: true,
   params: [cidParam('cid', 'the message CID')],
   result: nullableMsgLookupResult('where and how the message was executed, or null'),
   handler: ([cid], context) => searchOf(context).search(chainOf(context).store.head(), cid, LOOKBACK_NO_LIMIT, true),
@@ -215,6 +217,7 @@ export const stateSearchMsgLimited = declareMethod({
   description: `${SEARCH_DESCRIPTION} The v0 form with a limit: from the head, replacements allowed.`,
   permission: 'read',
   apiVersions: [0],
+  expensive: true,
   params: [cidParam('cid', 'the message CID'), epochParam('limit', 'epochs to look back; -1 for no limit')],
   result: nullableMsgLookupResult('where and how the message was executed, or null'),
   handler: ([cid, limit], context) => searchOf(context).search(chainOf(context).store.head(), cid, limit, true),
@@ -226,6 +229,7 @@ export const stateGetReceipt = declareMethod({
     'Deprecated (v0 only, as in Lotus): the receipt of a message executed on the chain behind a tipset, or null. Same as StateSearchMsg(tsk, cid, -1, true).Receipt.',
   permission: 'read',
   apiVersions: [0],
+  expensive: true,
   params: [cidParam('cid', 'the message CID'), tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
   result: {
     name: 'receipt',
@@ -244,6 +248,7 @@ export const stateReplay = declareMethod({
     'Re-executes the tipset that included a message and returns its InvocResult: receipt, GasCost (what the sender paid, by part) and execution trace. With tsk null or [] the chain is searched (no limit, replacements allowed) and a replacement may be replayed: check that MsgCid is the CID asked for.',
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [
     tipSetKeyParam('tsk', 'the tipset that included the message; null or [] to search the chain'),
     cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)'),
@@ -269,6 +274,7 @@ export const stateCompute = declareMethod({
     'Executes a tipset on its parent state — null-round cron, every block’s messages and reward, cron — then the given messages (unsigned; nonces and gas as given) as if at `height`, and returns the state root with an InvocResult for every message run, implicit reward and cron calls included (zero GasCost). `StateCompute(ts.Height, [], ts.Key)` gives the traces of every message included in ts.',
   permission: 'read',
   apiVersions: BOTH,
+  expensive: true,
   params: [
     epochParam('height', "the epoch to run `msgs` at; at least the tipset's"),
     messagesParam('msgs', 'messages to apply after the tipset; null or [] for none'),
@@ -280,9 +286,9 @@ export const stateCompute = declareMethod({
     schema: computeStateOutputSchema,
     encode: (output: ComputeStateOutput) => computeStateOutputToLotusJson(output),
   },
-  handler: ([height, messages, key], context) => {
+  handler: ([height, messages, key], context, call) => {
     const chain = chainOf(context);
-    return computeState(chain.store, chain.store.tipSetOrHead(key), height, messages);
+    return computeState(chain.store, chain.store.tipSetOrHead(key), height, messages, call.signal);
   },
 });
 
