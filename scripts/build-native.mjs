@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Builds the napi-rs addon in native/ from source when this is a source checkout with Rust
 // available, or when no prebuilt binary for this platform loads. `--force` always builds.
+// It is the checkout's `install` script only: the published ledger-node has no scripts and takes
+// its addon from @ledger-node/native-<platform> (scripts/release-packages.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
