@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { CarSectionError, MAX_CAR_SECTION_BYTES, readCarSections } from '../../src/chain/snapshot/car-reader.js';
 import { type Block, readCar, writeCar } from '../../src/ipld/index.js';
 import { cidOfCbor, encodeCbor } from '../../src/types/index.js';
+import { encodeUvarint } from '../../src/types/uvarint.js';
 import { vectorPath } from '../vectors/vectors-dir.js';
 import { decodeCheckedAsync, fuzzParams, hex, mutationsOf, randomBytes, SEED } from './fuzz-kit.js';
 
@@ -58,17 +59,6 @@ async function readAllSections(
   return { roots: car.roots.map(String), blocks };
 }
 
-function varint(value: bigint): number[] {
-  const out: number[] = [];
-  let rest = value;
-  while (rest >= 0x80n) {
-    out.push(Number(rest & 0x7fn) | 0x80);
-    rest >>= 7n;
-  }
-  out.push(Number(rest));
-  return out;
-}
-
 /** Offsets and lengths of the CAR's length varints: the header's, then each section's. */
 function carVarints(bytes: Uint8Array): { at: number; width: number; value: number }[] {
   const found: { at: number; width: number; value: number }[] = [];
@@ -98,12 +88,12 @@ function varintMutations(valid: Uint8Array): fc.Arbitrary<Uint8Array> {
       const { at, width, value } = varints[pick % varints.length]!;
       let replacement: number[];
       if (kind === 'padded') {
-        const minimal = varint(BigInt(value));
+        const minimal = [...encodeUvarint(BigInt(value))];
         replacement = [...minimal.slice(0, -1), minimal.at(-1)! | 0x80, 0x00];
       } else if (kind === 'over-long') {
         replacement = [...Array(10).fill(0xff), 0x01];
       } else {
-        replacement = varint(huge);
+        replacement = [...encodeUvarint(huge)];
       }
       return Uint8Array.from([...valid.subarray(0, at), ...replacement, ...valid.subarray(at + width)]);
     });

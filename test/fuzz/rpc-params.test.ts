@@ -9,22 +9,10 @@
  * (code 1, or Lotus's code for it such as 11 for an unknown actor) — never an internal error
  * (-32603), never a stack trace — and the server logs no unexpected failure.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino } from 'pino';
-import {
-  allMethods,
-  generateJwtSecret,
-  methodNames,
-  type ParamDeclaration,
-  PERMISSIONS,
-  type RpcMethod,
-  RpcServer,
-  TokenAuthority,
-} from '../../src/rpc/index.js';
+import { allMethods, methodNames, type ParamDeclaration, PERMISSIONS, type RpcMethod } from '../../src/rpc/index.js';
 import { parseRequestBody, plainJson } from '../../src/rpc/request-json.js';
 import {
   blockHeaderToLotusJson,
@@ -37,10 +25,9 @@ import {
   stringifyJsonLossless,
   tipSetKeyToLotusJson,
 } from '../../src/types/index.js';
-import { Keystore, Wallet } from '../../src/wallet/index.js';
-import { MessageTestChain } from '../chain/message-chain.js';
+import { startChainServer } from '../rpc/chain-server.js';
 import { startTestServer, type TestServer } from '../rpc/harness.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys, message, signSecp } from '../vm/harness.js';
+import { FIL, keys, message, signSecp } from '../vm/harness.js';
 import { decodeChecked, fuzzParams, SEED } from './fuzz-kit.js';
 
 /** Calls per method per server. */
@@ -233,19 +220,7 @@ describe(`JSON-RPC parameters of every method (fast-check seed ${SEED})`, () => 
   }, 120_000);
 
   test('a server over a real chain: well-typed parameters reach the handlers, which refuse cleanly', async () => {
-    setDefaultNetwork('t');
-    const { alice, bob, worker } = keys;
-    const chain = new MessageTestChain(
-      devnetTemplate({
-        accounts: [
-          accountOf(alice.address, 1000n * FIL),
-          accountOf(bob.address, 10n * FIL),
-          accountOf(worker.address, 1000n * FIL),
-        ],
-        miners: [genesisMiner(0, worker.address, worker.address, 2)],
-      }),
-    );
-    const directory = mkdtempSync(join(tmpdir(), 'ledger-fuzz-rpc-'));
+    const { alice, bob } = keys;
     const logLines: string[] = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -253,25 +228,13 @@ describe(`JSON-RPC parameters of every method (fast-check seed ${SEED})`, () => 
         done();
       },
     });
-    const tokens = new TokenAuthority(generateJwtSecret());
-    let server: RpcServer | undefined;
+    const served = await startChainServer({ logger: pino({ level: 'info' }, sink) });
+    const { t: chain, tokens } = served;
     try {
       const included = await chain.mine([
         { secp: [signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL, nonce: 0n }))] },
       ]);
       const head = await chain.mine();
-      server = await RpcServer.start({
-        context: {
-          node: { version: '0.1.0+devnet', blockDelaySecs: 4 },
-          wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
-          tokens,
-          chain: { store: chain.chain, states: chain.states, params: chain.chain.params, networkName: 'ledger-fuzz' },
-        },
-        logger: pino({ level: 'info' }, sink),
-        host: '127.0.0.1',
-        port: 0,
-      });
-      const port = server.port;
       const chainValues = [
         tipSetKeyToLotusJson(head.key),
         tipSetKeyToLotusJson(included.key),
@@ -287,7 +250,7 @@ describe(`JSON-RPC parameters of every method (fast-check seed ${SEED})`, () => 
       ];
       const { calls, reached } = await fuzzEveryMethod(
         {
-          url: (apiVersion) => `http://127.0.0.1:${port}/rpc/v${apiVersion}`,
+          url: (apiVersion) => served.url(apiVersion),
           adminToken: await tokens.create([...PERMISSIONS]),
           logLines,
         },
@@ -297,9 +260,7 @@ describe(`JSON-RPC parameters of every method (fast-check seed ${SEED})`, () => 
       expect(calls).toBeGreaterThan((allMethods.length - HANDLER_EXCLUDED.size) * 3);
       expect(reached.size).toBeGreaterThan(allMethods.length * 0.75);
     } finally {
-      await server?.close();
-      chain.close();
-      rmSync(directory, { recursive: true, force: true });
+      await served.close();
       setDefaultNetwork('f');
     }
   }, 180_000);

@@ -4,30 +4,19 @@
  * answer size, long calls ended when their client leaves or the server closes, and JSON-RPC
  * error bodies for what the HTTP layer refuses.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
-import {
-  allMethods,
-  declareMethod,
-  generateJwtSecret,
-  type RpcMethod,
-  RpcServer,
-  TokenAuthority,
-} from '../../src/rpc/index.js';
+import { allMethods, declareMethod, type RpcMethod, type RpcServer } from '../../src/rpc/index.js';
 import type { RpcLimits } from '../../src/rpc/limits.js';
 import { jsonResult } from '../../src/rpc/results.js';
 import { messageToLotusJson, setDefaultNetwork, tipSetKeyToLotusJson } from '../../src/types/index.js';
-import { Keystore, Wallet } from '../../src/wallet/index.js';
-import { MessageTestChain } from '../chain/message-chain.js';
+import type { MessageTestChain } from '../chain/message-chain.js';
 import { answerStartMs } from '../helpers/answer-time.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys, message, signSecp } from '../vm/harness.js';
+import { FIL, keys, message, signSecp } from '../vm/harness.js';
+import { startChainServer } from './chain-server.js';
 import { post } from './harness.js';
 
-const { alice, bob, worker } = keys;
+const { alice, bob } = keys;
 
 interface Setup {
   readonly t: MessageTestChain;
@@ -38,42 +27,8 @@ interface Setup {
 }
 
 async function start(limits: Partial<RpcLimits> = {}, methods: readonly RpcMethod[] = allMethods): Promise<Setup> {
-  setDefaultNetwork('t');
-  const t = new MessageTestChain(
-    devnetTemplate({
-      accounts: [
-        accountOf(alice.address, 1000n * FIL),
-        accountOf(bob.address, 10n * FIL),
-        accountOf(worker.address, 1000n * FIL),
-      ],
-      miners: [genesisMiner(0, worker.address, worker.address, 2)],
-    }),
-  );
-  const directory = mkdtempSync(join(tmpdir(), 'ledger-rpc-limits-'));
-  const server = await RpcServer.start({
-    context: {
-      node: { version: '0.1.0+devnet', blockDelaySecs: 4 },
-      wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
-      tokens: new TokenAuthority(generateJwtSecret()),
-      chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
-    },
-    logger: pino({ level: 'silent' }),
-    host: '127.0.0.1',
-    port: 0,
-    limits,
-    methods,
-  });
-  return {
-    t,
-    server,
-    url: `http://127.0.0.1:${server.port}/rpc/v1`,
-    directory,
-    close: async () => {
-      await server.close();
-      t.close();
-      rmSync(directory, { recursive: true, force: true });
-    },
-  };
+  const c = await startChainServer({ limits, methods });
+  return { t: c.t, server: c.server, url: c.url(1), directory: c.directory, close: c.close };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON-RPC answers are walked field by field in assertions.

@@ -2,13 +2,10 @@
  * StateWaitMsg, StateSearchMsg, StateGetReceipt, StateReplay and StateCompute over HTTP, served
  * by a real RPC server over a real chain (SQLite chain store, executed tipsets).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { jest } from '@jest/globals';
-import { pino } from 'pino';
 import { main } from '../../src/cli/main.js';
-import { generateJwtSecret, RpcClient, RpcServer, TokenAuthority } from '../../src/rpc/index.js';
+import { RpcClient, type RpcServer } from '../../src/rpc/index.js';
 import {
   cidToLotusJson,
   encodeSignedMessage,
@@ -19,11 +16,11 @@ import {
   signedMessageCid,
   tipSetKeyToLotusJson,
 } from '../../src/types/index.js';
-import { Keystore, Wallet } from '../../src/wallet/index.js';
-import { MessageTestChain } from '../chain/message-chain.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys, message, signSecp } from '../vm/harness.js';
+import type { MessageTestChain } from '../chain/message-chain.js';
+import { FIL, keys, message, signSecp } from '../vm/harness.js';
+import { startChainServer } from './chain-server.js';
 
-const { alice, bob, worker } = keys;
+const { alice, bob } = keys;
 
 interface Setup {
   t: MessageTestChain;
@@ -34,31 +31,14 @@ interface Setup {
 }
 
 async function start(): Promise<Setup> {
-  setDefaultNetwork('t');
-  const t = new MessageTestChain(
-    devnetTemplate({
-      accounts: [
-        accountOf(alice.address, 1000n * FIL),
-        accountOf(bob.address, 10n * FIL),
-        accountOf(worker.address, 1000n * FIL),
-      ],
-      miners: [genesisMiner(0, worker.address, worker.address, 2)],
-    }),
-  );
-  const directory = mkdtempSync(join(tmpdir(), 'ledger-state-msgs-'));
-  const server = await RpcServer.start({
-    context: {
-      node: { version: '0.1.0+devnet', blockDelaySecs: 4 },
-      wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
-      tokens: new TokenAuthority(generateJwtSecret()),
-      chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
-    },
-    logger: pino({ level: 'silent' }),
-    host: '127.0.0.1',
-    port: 0,
-  });
-  const url = (v: number) => `http://127.0.0.1:${server.port}/rpc/v${v}`;
-  return { t, server, v1: new RpcClient({ url: url(1) }), v0: new RpcClient({ url: url(0) }), directory };
+  const c = await startChainServer();
+  return {
+    t: c.t,
+    server: c.server,
+    v1: new RpcClient({ url: c.url(1) }),
+    v0: new RpcClient({ url: c.url(0) }),
+    directory: c.directory,
+  };
 }
 
 function transfer(fields: Partial<Message> = {}) {

@@ -1,0 +1,73 @@
+/**
+ * A real RPC server on 127.0.0.1 over a real chain (SQLite chain store, executed tipsets) whose
+ * genesis funds the VM harness's alice, bob and worker and has worker's miner with 2 sectors.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Logger, pino } from 'pino';
+import { generateJwtSecret, type RpcMethod, RpcServer, TokenAuthority } from '../../src/rpc/index.js';
+import type { RpcLimits } from '../../src/rpc/limits.js';
+import { setDefaultNetwork } from '../../src/types/index.js';
+import { Keystore, Wallet } from '../../src/wallet/index.js';
+import { MessageTestChain } from '../chain/message-chain.js';
+import { accountOf, devnetTemplate, FIL, genesisMiner, keys } from '../vm/harness.js';
+
+export interface ChainServer {
+  readonly t: MessageTestChain;
+  readonly server: RpcServer;
+  readonly directory: string;
+  /** Mints tokens the server accepts. */
+  readonly tokens: TokenAuthority;
+  url(apiVersion?: 0 | 1): string;
+  /** Closes the server and the chain and removes the directory. */
+  close(): Promise<void>;
+}
+
+export interface ChainServerOptions {
+  readonly limits?: Partial<RpcLimits>;
+  readonly methods?: readonly RpcMethod[];
+  readonly logger?: Logger;
+}
+
+export async function startChainServer(options: ChainServerOptions = {}): Promise<ChainServer> {
+  setDefaultNetwork('t');
+  const { alice, bob, worker } = keys;
+  const t = new MessageTestChain(
+    devnetTemplate({
+      accounts: [
+        accountOf(alice.address, 1000n * FIL),
+        accountOf(bob.address, 10n * FIL),
+        accountOf(worker.address, 1000n * FIL),
+      ],
+      miners: [genesisMiner(0, worker.address, worker.address, 2)],
+    }),
+  );
+  const directory = mkdtempSync(join(tmpdir(), 'ledger-chain-rpc-'));
+  const tokens = new TokenAuthority(generateJwtSecret());
+  const server = await RpcServer.start({
+    context: {
+      node: { version: '0.1.0+devnet', blockDelaySecs: 4 },
+      wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
+      tokens,
+      chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
+    },
+    logger: options.logger ?? pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.methods === undefined ? {} : { methods: options.methods }),
+  });
+  return {
+    t,
+    server,
+    directory,
+    tokens,
+    url: (apiVersion = 1) => `http://127.0.0.1:${server.port}/rpc/v${apiVersion}`,
+    close: async () => {
+      await server.close();
+      t.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
