@@ -8,26 +8,27 @@
  *   after the parent.
  *
  * Records live in the chain index's mined-blocks table, so a restarted miner still refuses. The
- * mining loop records a block in the same transaction that adds it to the chain, so a record means
- * the block landed. Only a record whose header is in the blockstore counts: one without (left by
- * older versions, which recorded the block before a separate chain write that could fail) was
- * never published — we publish only blocks that landed — so it is no fault and is replaced.
+ * mining loop records a block in the same transaction that adds it to the chain as a tipset of its
+ * own, so a record means the block landed. Only a record whose block's tipset is in the chain index
+ * counts: one without (left by older versions, which recorded the block before separate writes of
+ * the block and its tipset that could fail) was never published — we publish only blocks that
+ * landed — so it is no fault and is replaced.
  */
 import type { ChainIndex, MinedBlockRecord } from '../db/index.js';
-import type { Blockstore } from '../ipld/index.js';
 import { type BlockHeader, blockCid, TipSetKey } from '../types/index.js';
 import { BlockErrorCode, BlockValidationError } from './errors.js';
 
-type MinedBlocks = Pick<ChainIndex, 'minedBlockAt' | 'minedBlockOn' | 'putMinedBlock' | 'deleteMinedBlock'>;
+type MinedBlocks = Pick<
+  ChainIndex,
+  'minedBlockAt' | 'minedBlockOn' | 'putMinedBlock' | 'deleteMinedBlock' | 'getTipSet'
+>;
 
 export class SlashFilter {
   readonly #store: MinedBlocks;
-  readonly #blocks: Pick<Blockstore, 'has'>;
 
-  /** `blocks` is the chain's blockstore: where a recorded block's header is if it landed. */
-  constructor(store: MinedBlocks, blocks: Pick<Blockstore, 'has'>) {
+  /** `store` is the chain index: the records, and the tipsets that say whether a block landed. */
+  constructor(store: MinedBlocks) {
     this.#store = store;
-    this.#blocks = blocks;
   }
 
   /**
@@ -66,7 +67,7 @@ export class SlashFilter {
 
   /** `record` if its block landed; a record of a block that never did is deleted. */
   #landed(miner: Uint8Array, record: MinedBlockRecord | undefined): MinedBlockRecord | undefined {
-    if (record === undefined || this.#blocks.has(record.block)) return record;
+    if (record === undefined || this.#store.getTipSet(TipSetKey.fromCids([record.block])) !== undefined) return record;
     this.#store.deleteMinedBlock(miner, record.height);
     return undefined;
   }

@@ -51,7 +51,7 @@ export function createMining(input: {
     createBlock: build,
     validate: (block) => validator.validateBlock(block),
     messages: input.messages,
-    slashFilter: new SlashFilter(services.db.chainIndex, services.db.blockstore),
+    slashFilter: new SlashFilter(services.db.chainIndex),
     ...(input.onBlock === undefined ? {} : { onBlock: input.onBlock }),
     logger: logger.child({ module: 'miner' }),
   });
