@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { CID } from 'multiformats/cid';
@@ -116,6 +116,19 @@ describe('snapshot export and import of a real chain', () => {
         expect(cids.has(header.messages.toString())).toBe(true);
       }
     }
+  });
+
+  test('an export whose signal fires ends with ERR_ABORTED and leaves no file (ChainExportToFile when its caller leaves)', async () => {
+    const path = join(repo.dir, 'aborted.car');
+    const controller = new AbortController();
+    const exporting = exportSnapshotToFile(source.db.blockstore, source.chain.head(), path, {
+      signal: controller.signal,
+    });
+    // The walk looks at the signal at its first block and every 1,024 blocks after.
+    controller.abort(new Error('the client went away'));
+    await expect(exporting).rejects.toMatchObject({ code: 'ERR_ABORTED', message: 'aborted: the client went away' });
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.partial`)).toBe(false);
   });
 
   test('a minimal export is smaller and holds exactly the recent state trees (and genesis’s)', async () => {

@@ -8,6 +8,7 @@ import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { Blockstore } from '../../ipld/index.js';
 import type { TipSet } from '../../types/index.js';
+import { throwIfAborted } from '../../utils/abort.js';
 import { writeCarChunked } from './car-writer.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
 import { SnapshotWalk } from './walk.js';
@@ -25,7 +26,12 @@ export interface ExportOptions {
   /** Leave out messages older than the state window. */
   readonly skipOldMessages?: boolean;
   readonly onProgress?: (progress: ExportProgress) => void;
+  /** Ends the export (an `AbortedError`; no file is left) when it fires: the caller left, the node stops. */
+  readonly signal?: AbortSignal | undefined;
 }
+
+/** Blocks written between two looks at the abort signal. */
+const ABORT_CHECK_BLOCKS = 1024;
 
 export interface ExportProgress {
   /** The lowest epoch walked so far: the export runs from the head down to 0. */
@@ -74,6 +80,8 @@ export async function exportSnapshot(
         if (header.height > floor && header.height < oldestWithState) oldestWithState = header.height;
       },
     })) {
+      // Thrown inside the CAR writer, which destroys the destination.
+      if (blocks % ABORT_CHECK_BLOCKS === 0) throwIfAborted(options.signal);
       blocks++;
       bytes += block.cid.bytes.length + block.bytes.length;
       if (blocks - lastReport >= 10_000) {

@@ -106,12 +106,13 @@ export const chainExportToFile = declareMethod({
   result: jsonResult<ExportSummaryJson>('summary', 'what was written: head, blocks, bytes, oldest epoch with state', {
     type: 'object',
   }),
-  handler: async ([path, nroots, skipOldMessages, key], context) => {
+  handler: async ([path, nroots, skipOldMessages, key], context, call) => {
     const chain = chainOf(context);
     const head = chain.store.tipSetOrHead(key);
     const summary = await jobsOf(chain.store).run(chain.store.blockstore, head, path, {
       ...(nroots === null ? {} : { recentStateRoots: nroots }),
       skipOldMessages,
+      signal: call.signal,
     });
     return summaryToJson(path, summary);
   },
