@@ -1,5 +1,5 @@
 /**
- * A block's messages in the blockstore (Lotus `chain/store/messages.go`, formats.md §4): BLS
+ * A block's messages in the blockstore (filecoin-project/lotus `chain/store/messages.go`): BLS
  * messages stored unsigned under their CID, secp256k1 messages signed under the SignedMessage CID,
  * and the header's `Messages` field naming a TxMeta of two legacy (v0) AMTs of those CIDs.
  */

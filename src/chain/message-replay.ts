@@ -1,10 +1,10 @@
 /**
- * Re-executing the chain with traces (Lotus `StateManager.Replay` and `ComputeState`; lotus-api.md
- * §4.11–4.12): StateReplay runs the tipset that included a message on that tipset's
- * ParentStateRoot and returns the message's InvocResult (receipt, GasCost, execution trace);
- * StateCompute runs a whole tipset — null-round cron, every block's messages and reward, cron —
- * and then the caller's messages as if at `height`, and returns the resulting state root with an
- * InvocResult for every message run, implicit ones included.
+ * Re-executing the chain with traces (Lotus `StateManager.Replay` and `ComputeState`,
+ * filecoin-project/lotus `chain/stmgr`): StateReplay runs the tipset that included a message on
+ * that tipset's ParentStateRoot and returns the message's InvocResult (receipt, GasCost, execution
+ * trace); StateCompute runs a whole tipset — null-round cron, every block's messages and reward,
+ * cron — and then the caller's messages as if at `height`, and returns the resulting state root
+ * with an InvocResult for every message run, implicit ones included.
  *
  * Runs write into a throw-away batch over the chain's blockstore: nothing they produce is kept,
  * and the recorded tipset states are never touched.

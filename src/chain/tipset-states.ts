@@ -1,9 +1,9 @@
 /**
- * The state after each tipset (Lotus `StateManager.TipSetState`, consensus.md §3.10): its children's
- * ParentStateRoot and ParentMessageReceipts, computed by executing the tipset's messages on its own
- * ParentStateRoot. Genesis is never executed. Results are recorded in the chain index, so a tipset
- * runs once per database; concurrent requests share one run, and runs happen one at a time so each
- * can build on the state the previous one left decoded in memory.
+ * The state after each tipset (Lotus `StateManager.TipSetState`, filecoin-project/lotus
+ * `chain/stmgr`): its children's ParentStateRoot and ParentMessageReceipts, computed by executing
+ * the tipset's messages on its own ParentStateRoot. Genesis is never executed. Results are recorded
+ * in the chain index, so a tipset runs once per database; concurrent requests share one run, and
+ * runs happen one at a time so each can build on the state the previous one left decoded in memory.
  *
  * A run's blocks are staged in memory and written together with the index row in one transaction:
  * a crash leaves either the whole state of a tipset or none of it.

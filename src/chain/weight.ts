@@ -1,5 +1,5 @@
 /**
- * Chain weight (Lotus `chain/consensus/filcns/weight.go`, consensus.md §3.7):
+ * Chain weight (filecoin-project/lotus `chain/consensus/filcns/weight.go`):
  *
  *   W(ts) = ParentWeight + (log2P << 8) + ((log2P · wRatioNum) << 8) · ΣWinCount / (E · wRatioDen)
  *

@@ -1,8 +1,8 @@
 /**
- * Beacon entries in blocks (Lotus `chain/beacon/beacon.go`, consensus.md §3.9 item 5 and §4.4), for
- * unchained beacons (drand quicknet and the devnet's local beacon): a block carries one entry per
- * epoch since its parent, entry i for epoch parent + i + 1, the last one for its own epoch — none
- * when its epoch brings no new round.
+ * Beacon entries in blocks (filecoin-project/lotus `chain/beacon/beacon.go`), for unchained beacons
+ * (drand quicknet and the devnet's local beacon): a block carries one entry per epoch since its
+ * parent, entry i for epoch parent + i + 1, the last one for its own epoch — none when its epoch
+ * brings no new round.
  */
 import {
   type BeaconSource,

@@ -1,7 +1,8 @@
 /**
- * Expected Consensus block validation (Lotus `filcns.ValidateBlock`, consensus.md §3.9). Sanity and
- * time checks come first and stop validation; then every asynchronous check runs and every failure
- * is reported in one `BlockValidationError`, its code the first failure in checklist order.
+ * Expected Consensus block validation (Lotus `filcns.ValidateBlock`, filecoin-project/lotus
+ * `chain/consensus/filcns/filecoin.go`). Sanity and time checks come first and stop validation;
+ * then every asynchronous check runs and every failure is reported in one `BlockValidationError`,
+ * its code the first failure in checklist order.
  *
  * Validation is expensive (the parent tipset's execution, a winning PoSt verification), so a block
  * is validated once: concurrent requests share one run and accepted blocks are remembered.

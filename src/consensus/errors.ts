@@ -1,6 +1,9 @@
 import { LedgerError } from '../utils/errors.js';
 
-/** Why a block is invalid: one code per check of Lotus's `ValidateBlock` (consensus.md §3.9). */
+/**
+ * Why a block is invalid: one code per check of Lotus's `ValidateBlock` (filecoin-project/lotus
+ * `chain/consensus/filcns/filecoin.go`).
+ */
 export const BlockErrorCode = {
   /** Missing ticket, election proof, signature or aggregate, or a miner that is not an ID address. */
   Malformed: 'ERR_BLOCK_MALFORMED',

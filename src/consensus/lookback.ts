@@ -1,8 +1,8 @@
 /**
- * The lookback state of a round (Lotus `GetLookbackTipSetForRound`, consensus.md §3.4): the state
- * a miner's worker key, power and winning PoSt sectors are read from when it mines `round` — the
- * state after the tipset ChainFinality epochs back. Any round on top of genesis looks back to
- * genesis; elsewhere the lookback must lie below the base.
+ * The lookback state of a round (Lotus `GetLookbackTipSetForRound`, filecoin-project/lotus
+ * `chain/stmgr/utils.go`): the state a miner's worker key, power and winning PoSt sectors are read
+ * from when it mines `round` — the state after the tipset ChainFinality epochs back. Any round on
+ * top of genesis looks back to genesis; elsewhere the lookback must lie below the base.
  */
 import type { CID } from 'multiformats/cid';
 import { ChainError, ChainErrorCode, type ChainStore, type TipSetStates } from '../chain/index.js';

@@ -1,6 +1,6 @@
 /**
- * The message checks of block validation (Lotus `checkBlockMessages`, consensus.md §3.9 item 8),
- * against the state after executing the parent tipset:
+ * The message checks of block validation (Lotus `checkBlockMessages`, filecoin-project/lotus
+ * `chain/consensus/common.go`), against the state after executing the parent tipset:
  *
  * - the BLS aggregate verifies over the BLS messages' CIDs and their senders' keys;
  * - each message (BLS first, then secp) is valid for block inclusion: sane amounts, a gas limit

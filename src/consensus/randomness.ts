@@ -1,8 +1,8 @@
 /**
- * The randomness a block's proofs are drawn from (Lotus `miner.go`, `filcns/filecoin.go`;
- * consensus.md §3.2–3.5, pitfall 5). `base` is the block's last beacon entry, or the latest one on
- * the chain when the block carries none. The VRFs are BLS signatures by the worker key over these
- * 32-byte outputs; there is no extra hashing.
+ * The randomness a block's proofs are drawn from (filecoin-project/lotus `miner/miner.go`,
+ * `chain/consensus/filcns/filecoin.go`, `chain/rand/rand.go`). `base` is the block's last beacon
+ * entry, or the latest one on the chain when the block carries none. The VRFs are BLS signatures by
+ * the worker key over these 32-byte outputs; there is no extra hashing.
  */
 import { DomainSeparationTag, drawRandomness } from '../crypto/index.js';
 import { type Address, type BeaconEntry, encodeAddress, type Ticket } from '../types/index.js';

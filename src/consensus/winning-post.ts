@@ -1,8 +1,8 @@
 /**
- * The sectors a winning PoSt proves (consensus.md §3.5, Lotus `GetSectorsForWinningPoSt`): the
- * miner's active sectors in the lookback state, ordered by number, from which the proofs library
- * draws the challenged ones with the block's winning PoSt randomness. Prover and verifier call the
- * same function, so they agree on the sectors.
+ * The sectors a winning PoSt proves (Lotus `GetSectorsForWinningPoSt`, filecoin-project/lotus
+ * `chain/stmgr`): the miner's active sectors in the lookback state, ordered by number, from which
+ * the proofs library draws the challenged ones with the block's winning PoSt randomness. Prover and
+ * verifier call the same function, so they agree on the sectors.
  */
 import { challengedSectors, commRFromCid, type PoStSector, type RegisteredPoStProof } from '../proofs/index.js';
 import type { StateTree } from '../state/index.js';

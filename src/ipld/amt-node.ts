@@ -1,9 +1,10 @@
 /**
- * AMT blocks (formats.md §7). Node = `[bmap, links, values]`, bmap = max(1, 2^bitWidth / 8) bytes
- * with slot i at `bmap[i/8] >> (i%8) & 1` (LSB-first, unlike the HAMT bitfield). Leaves (height 0)
- * fill `values`, inner nodes fill `links`. Root: v3 `[bitWidth, height, count, node]`, legacy v0
- * (TxMeta message arrays, receipts) `[height, count, node]` with bit width 3.
- * Values stay as their encoded DAG-CBOR bytes (see raw-cbor.ts).
+ * AMT blocks (filecoin-project/go-amt-ipld, ref-fvm `ipld/amt`). Node = `[bmap, links, values]`,
+ * bmap = max(1, 2^bitWidth / 8) bytes with slot i at `bmap[i/8] >> (i%8) & 1` (LSB-first, unlike
+ * the HAMT bitfield). Leaves (height 0) fill `values`, inner nodes fill `links`. Root: v3
+ * `[bitWidth, height, count, node]`, legacy v0 (TxMeta message arrays, receipts)
+ * `[height, count, node]` with bit width 3. Values stay as their encoded DAG-CBOR bytes (see
+ * raw-cbor.ts).
  */
 import type { CID } from '../types/cid.js';
 import { MalformedNodeError } from './errors.js';

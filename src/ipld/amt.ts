@@ -1,9 +1,9 @@
 /**
- * Filecoin's AMT (go-amt-ipld v3/v4, fvm_ipld_amt; formats.md §7): a sparse array keyed by
- * unsigned 64-bit index, 2^bitWidth slots per node. Height is always the minimum the largest
- * index needs: sets grow it by pushing the root down into slot 0, deletes shrink it while the
- * root only holds slot 0. Loaded nodes stay cached; `flush` encodes only dirty nodes.
- * Values are kept as DAG-CBOR bytes: decoded when read, encoded once when set.
+ * Filecoin's AMT (filecoin-project/go-amt-ipld v3/v4, fvm_ipld_amt in ref-fvm `ipld/amt`): a sparse
+ * array keyed by unsigned 64-bit index, 2^bitWidth slots per node. Height is always the minimum the
+ * largest index needs: sets grow it by pushing the root down into slot 0, deletes shrink it while
+ * the root only holds slot 0. Loaded nodes stay cached; `flush` encodes only dirty nodes. Values
+ * are kept as DAG-CBOR bytes: decoded when read, encoded once when set.
  */
 import { decodeCbor } from '../types/cbor.js';
 import { CID, cidOfCbor } from '../types/cid.js';

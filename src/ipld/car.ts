@@ -1,7 +1,8 @@
 /**
- * CAR v1 streams (formats.md §9) through @ipld/car: blocks are read one at a time from any
- * byte stream (memory stays bounded by the largest block plus one read chunk) and every block is
- * checked against its CID; writing streams blocks to a Node Writable with backpressure.
+ * CAR v1 streams (https://ipld.io/specs/transport/car/carv1/) through @ipld/car: blocks are read
+ * one at a time from any byte stream (memory stays bounded by the largest block plus one read
+ * chunk) and every block is checked against its CID; writing streams blocks to a Node Writable with
+ * backpressure.
  */
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,10 +1,10 @@
 /**
- * HAMT nodes in Filecoin's layout (formats.md §6): `[bitfield, pointers]`, where the bitfield is
- * the minimal big-endian encoding of an integer with bit i set iff slot i is occupied, and each
- * pointer is a link to a child node or a bucket of `[key, value]` pairs sorted by key.
- * The v3 form writes pointers as a kinded union (CID | array); the legacy form (go-hamt-ipld
- * v1/v2, state trees v0/v1) as a keyed union (`{"0": CID}` | `{"1": [...]}`).
- * Values stay as their encoded DAG-CBOR bytes (see raw-cbor.ts).
+ * HAMT nodes in Filecoin's layout (filecoin-project/go-hamt-ipld, ref-fvm `ipld/hamt`):
+ * `[bitfield, pointers]`, where the bitfield is the minimal big-endian encoding of an integer with
+ * bit i set iff slot i is occupied, and each pointer is a link to a child node or a bucket of
+ * `[key, value]` pairs sorted by key. The v3 form writes pointers as a kinded union (CID | array);
+ * the legacy form (go-hamt-ipld v1/v2, state trees v0/v1) as a keyed union (`{"0": CID}` |
+ * `{"1": [...]}`). Values stay as their encoded DAG-CBOR bytes (see raw-cbor.ts).
  */
 import type { CID } from '../types/cid.js';
 import { MalformedNodeError } from './errors.js';

@@ -1,7 +1,7 @@
 /**
- * Filecoin's HAMT (go-hamt-ipld v3 / fvm_ipld_hamt; formats.md §6): sha256-hashed byte keys,
- * buckets of 3, CHAMP-style canonical deletes, so a given set of entries always has the same root
- * CID whatever the order of the writes that produced it.
+ * Filecoin's HAMT (filecoin-project/go-hamt-ipld v3 / fvm_ipld_hamt in ref-fvm `ipld/hamt`):
+ * sha256-hashed byte keys, buckets of 3, CHAMP-style canonical deletes, so a given set of entries
+ * always has the same root CID whatever the order of the writes that produced it.
  *
  * Loaded nodes stay cached; writes mark their path dirty and `flush` encodes only dirty nodes.
  * Values are kept as DAG-CBOR bytes: decoded when read, encoded once when set.

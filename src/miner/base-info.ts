@@ -1,8 +1,9 @@
 /**
- * Lotus `MinerGetBaseInfo` (lotus-api.md §3.13, §4.14): what a miner needs to mine `round` on
- * `base` — the beacon entries the block will carry and the one before them, the lookback state's
- * powers and worker key, the challenged winning PoSt sectors and whether the miner may mine. Null
- * (not an error) when the miner does not exist at the lookback or has no sectors to prove.
+ * Lotus `MinerGetBaseInfo` (filecoin-project/lotus `chain/stmgr/actors.go`, `api/api_full.go`):
+ * what a miner needs to mine `round` on `base` — the beacon entries the block will carry and the
+ * one before them, the lookback state's powers and worker key, the challenged winning PoSt sectors
+ * and whether the miner may mine. Null (not an error) when the miner does not exist at the lookback
+ * or has no sectors to prove.
  */
 import { latestBeaconRound, maxBeaconRoundForEpoch } from '../beacon/index.js';
 import {

@@ -1,9 +1,10 @@
 /**
- * Lotus `MinerCreateBlock` (`filcns.CreateBlock`, lotus-api.md §4.13): turns a template — the
- * election's ticket, proof, beacon values and winning PoSt, plus the chosen messages — into a
- * signed block on its parent tipset: parent state and receipts from executing the parents, their
- * weight and child base fee, BLS messages split from secp ones with their signatures aggregated,
- * the TxMeta, and the worker's signature over the header. Nothing is stored or published.
+ * Lotus `MinerCreateBlock` (`filcns.CreateBlock`, filecoin-project/lotus
+ * `chain/consensus/filcns/mine.go`): turns a template — the election's ticket, proof, beacon values
+ * and winning PoSt, plus the chosen messages — into a signed block on its parent tipset: parent
+ * state and receipts from executing the parents, their weight and child base fee, BLS messages
+ * split from secp ones with their signatures aggregated, the TxMeta, and the worker's signature
+ * over the header. Nothing is stored or published.
  */
 import { childBaseFee, txMetaCidOf } from '../chain/index.js';
 import { lookbackForRound, minerWorkerKey } from '../consensus/index.js';

@@ -1,8 +1,8 @@
 /**
- * The mining loop (Lotus `miner/miner.go`, consensus.md §3.11): for each round on the heaviest
- * head, wait until the round's base time plus the propagation delay, run the election, and when it
- * wins pick messages, build the block, wait for its timestamp, validate it and add it to the chain.
- * A lost election is a null round: the next round is tried on the same base one block delay later.
+ * The mining loop (filecoin-project/lotus `miner/miner.go`): for each round on the heaviest head,
+ * wait until the round's base time plus the propagation delay, run the election, and when it wins
+ * pick messages, build the block, wait for its timestamp, validate it and add it to the chain. A
+ * lost election is a null round: the next round is tried on the same base one block delay later.
  *
  * Round r on base b has timestamp b.timestamp + BlockDelay × (r − b.height) — the genesis
  * timestamp plus r block delays on a chain without gaps. When proving takes longer than a block

@@ -1,8 +1,8 @@
 /**
- * The pool's tunables (Lotus `types.MpoolConfig`, `chain/messagepool/config.go`; consensus.md
- * §1.11): not in config.toml but managed through MpoolGetConfig/MpoolSetConfig and kept in the
- * database as Lotus JSON. `ReplaceByFeeRatio` is a percentage written as a decimal (125 → 1.25),
- * `PruneCooldown` a Go duration in nanoseconds.
+ * The pool's tunables (Lotus `types.MpoolConfig`, filecoin-project/lotus
+ * `chain/messagepool/config.go`): not in config.toml but managed through
+ * MpoolGetConfig/MpoolSetConfig and kept in the database as Lotus JSON. `ReplaceByFeeRatio` is a
+ * percentage written as a decimal (125 → 1.25), `PruneCooldown` a Go duration in nanoseconds.
  */
 import {
   type Address,

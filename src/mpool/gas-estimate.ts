@@ -1,6 +1,6 @@
 /**
- * Gas estimation (Lotus `node/impl/gasutils`, `node/impl/full/gas.go`; consensus.md §2.3): the gas
- * a message uses when applied on the head's state after the sender's pooled messages, the fee cap
+ * Gas estimation (filecoin-project/lotus `node/impl/gasutils`, `node/impl/full/gas.go`): the gas a
+ * message uses when applied on the head's state after the sender's pooled messages, the fee cap
  * that survives 20 blocks of rising base fee, the premium recent blocks paid, and the message with
  * its unset gas fields filled and its fee capped at MaxFee.
  */

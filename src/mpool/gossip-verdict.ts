@@ -1,6 +1,6 @@
 /**
- * What a gossip validator does with a message the pool refused (Lotus `chain/sub/incoming.go`;
- * consensus.md §1.10): refusals that may be fine on another node or later are ignored without
+ * What a gossip validator does with a message the pool refused (filecoin-project/lotus
+ * `chain/sub/incoming.go`): refusals that may be fine on another node or later are ignored without
  * penalising the peer; malformed or badly signed messages are rejected (the peer is penalised).
  */
 import { MpoolError, MpoolErrorCode } from './errors.js';

@@ -1,10 +1,10 @@
 /**
- * Message chains (Lotus `selection.go` createMessageChains and msgChain; consensus.md §1.9): a
- * sender's includable messages — from its state nonce on, without gaps, each with at least the
- * inclusion gas, within the block gas limit and the sender's balance — cut into runs whose gas
- * performance (miner reward per unit of gas, scaled to a block) decreases along the nonce order, so
- * a run is only worth taking after the runs before it. Selection, pruning and republishing all rank
- * senders' messages through these chains.
+ * Message chains (Lotus createMessageChains and msgChain, filecoin-project/lotus
+ * `chain/messagepool/selection.go`): a sender's includable messages — from its state nonce on,
+ * without gaps, each with at least the inclusion gas, within the block gas limit and the sender's
+ * balance — cut into runs whose gas performance (miner reward per unit of gas, scaled to a block)
+ * decreases along the nonce order, so a run is only worth taking after the runs before it.
+ * Selection, pruning and republishing all rank senders' messages through these chains.
  */
 import type { NetworkParams } from '../params/index.js';
 import type { Actor, SignatureType } from '../types/index.js';

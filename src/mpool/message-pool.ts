@@ -1,9 +1,9 @@
 /**
- * The message pool (Lotus `chain/messagepool`; consensus.md §1): admits signed messages against
- * the current head's state, keeps them per sender by nonce with replace-by-fee, prunes when it
- * grows past its high-water mark, persists local messages, follows head changes (included
- * messages leave, reverted ones come back), selects messages for blocks and hands local messages
- * to whoever publishes them (gossip) on a timer.
+ * The message pool (filecoin-project/lotus `chain/messagepool`): admits signed messages against the
+ * current head's state, keeps them per sender by nonce with replace-by-fee, prunes when it grows
+ * past its high-water mark, persists local messages, follows head changes (included messages leave,
+ * reverted ones come back), selects messages for blocks and hands local messages to whoever
+ * publishes them (gossip) on a timer.
  *
  * Admission is fast on purpose: stateless checks, then the (batched, cached) signature check, then
  * every stateful check synchronously against one cached view of the head — no await between the

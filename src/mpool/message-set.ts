@@ -1,8 +1,9 @@
 /**
- * One sender's pending messages by nonce (Lotus `msgSet`; consensus.md §1.3–1.5): the next nonce
- * after the run of messages that follows the state nonce without gaps, the nonce-gap rule for
- * strict (network) adds, replace-by-fee, the per-sender limit, and the sum of `feeCap × gasLimit`
- * the messages reserve (value is not counted, as in Lotus).
+ * One sender's pending messages by nonce (Lotus `msgSet`, filecoin-project/lotus
+ * `chain/messagepool/messagepool.go`): the next nonce after the run of messages that follows the
+ * state nonce without gaps, the nonce-gap rule for strict (network) adds, replace-by-fee, the
+ * per-sender limit, and the sum of `feeCap × gasLimit` the messages reserve (value is not counted,
+ * as in Lotus).
  */
 import { MpoolError, MpoolErrorCode } from './errors.js';
 import type { PendingMessage } from './pending-message.js';

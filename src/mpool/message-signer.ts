@@ -1,12 +1,12 @@
 /**
- * MpoolPushMessage (Lotus `node/impl/full/mpool.go` and `chain/messagesigner`; lotus-api.md §9.5):
+ * MpoolPushMessage (filecoin-project/lotus `node/impl/full/mpool.go` and `chain/messagesigner`):
  * under a per-sender lock, refuses a set nonce, fills the gas, checks the balance, takes the next
  * nonce (the pool's, or the one recorded after the last push if higher), signs with the wallet,
- * pushes, and records the nonce and the message under its UUID so a retried call returns the
- * same message instead of sending again. The records are written in the transaction that stores
- * the message: after a crash either the message is stored and the nonce advanced, or neither, and
- * a push that fails to commit leaves the nonce free for the retry. The wallet comes in as a
- * function: `mpool` sits below `wallet` in the module order.
+ * pushes, and records the nonce and the message under its UUID so a retried call returns the same
+ * message instead of sending again. The records are written in the transaction that stores the
+ * message: after a crash either the message is stored and the nonce advanced, or neither, and a
+ * push that fails to commit leaves the nonce free for the retry. The wallet comes in as a function:
+ * `mpool` sits below `wallet` in the module order.
  */
 import type { MpoolStore } from '../db/mpool-store.js';
 import {

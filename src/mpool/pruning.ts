@@ -1,9 +1,9 @@
 /**
- * Which messages go when the pool has grown past its high-water mark (Lotus `pruning.go`;
- * consensus.md §1.6): protected senders (priority addresses and every sender of a local message)
- * keep all theirs; the others' messages are ranked through their chains, best performing first,
- * and kept until the pool is down to the low-water mark. Messages that form no chain — after a
- * nonce gap, underfunded, below the inclusion gas — go first.
+ * Which messages go when the pool has grown past its high-water mark (filecoin-project/lotus
+ * `chain/messagepool/pruning.go`): protected senders (priority addresses and every sender of a
+ * local message) keep all theirs; the others' messages are ranked through their chains, best
+ * performing first, and kept until the pool is down to the low-water mark. Messages that form no
+ * chain — after a nonce gap, underfunded, below the inclusion gas — go first.
  */
 import type { NetworkParams } from '../params/index.js';
 import type { Actor, Address } from '../types/index.js';

@@ -1,8 +1,9 @@
 /**
- * Which local messages to publish again (Lotus `repub.go`; consensus.md §1.7): the local senders'
- * chains ranked as if the base fee had fallen to a tenth, packed into one block's gas, skipping
- * any chain with a message whose fee cap is below that bound (peers would ignore it), at most 30
- * messages. The pool publishes them on a timer and early when a head change includes one.
+ * Which local messages to publish again (filecoin-project/lotus `chain/messagepool/repub.go`): the
+ * local senders' chains ranked as if the base fee had fallen to a tenth, packed into one block's
+ * gas, skipping any chain with a message whose fee cap is below that bound (peers would ignore it),
+ * at most 30 messages. The pool publishes them on a timer and early when a head change includes
+ * one.
  */
 import type { NetworkParams } from '../params/index.js';
 import type { Actor, Address, SignedMessage } from '../types/index.js';

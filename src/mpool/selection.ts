@@ -1,10 +1,11 @@
 /**
- * Choosing a block's messages (Lotus `selection.go` SelectMessages; consensus.md §1.9). Priority
- * senders' chains go first; then, with a good ticket (quality above 0.84, so this block is likely
- * the first of its tipset) the best-performing chains are packed greedily, otherwise "optimally":
- * chains are weighted by the probability of the tipset place their block would land in. Both end
- * by trimming the chain that did not fit and packing what still fits behind it. A chain is taken
- * whole and only after the chains before it from the same sender, so nonces stay in order.
+ * Choosing a block's messages (Lotus SelectMessages, filecoin-project/lotus
+ * `chain/messagepool/selection.go`). Priority senders' chains go first; then, with a good ticket
+ * (quality above 0.84, so this block is likely the first of its tipset) the best-performing chains
+ * are packed greedily, otherwise "optimally": chains are weighted by the probability of the tipset
+ * place their block would land in. Both end by trimming the chain that did not fit and packing what
+ * still fits behind it. A chain is taken whole and only after the chains before it from the same
+ * sender, so nonces stay in order.
  */
 import type { NetworkParams } from '../params/index.js';
 import type { Actor, Address, SignedMessage } from '../types/index.js';

@@ -1,5 +1,5 @@
 /**
- * ChainExchange wire formats (Lotus `chain/exchange`, consensus.md §5.2), CBOR tuples:
+ * ChainExchange wire formats (filecoin-project/lotus `chain/exchange`), CBOR tuples:
  * Request `[Head [CID], Length uint64, Options uint64]`; Response `[Status uint64, ErrorMessage
  * string, Chain [BSTipSet]]`; BSTipSet `[Blocks [BlockHeader], Messages CompactedMessages | null]`;
  * CompactedMessages `[Bls [Message], BlsIncludes [[uint64]], Secpk [SignedMessage], SecpkIncludes

@@ -1,4 +1,7 @@
-/** Filecoin's gossip topic names (consensus.md §5.3); `networkName` is the init actor's. */
+/**
+ * Filecoin's gossip topic names (filecoin-project/lotus `build/params_shared_funcs.go`);
+ * `networkName` is the init actor's.
+ */
 export function blocksTopic(networkName: string): string {
   return `/fil/blocks/${networkName}`;
 }

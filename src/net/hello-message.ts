@@ -1,7 +1,8 @@
 /**
- * The hello protocol's messages (Lotus `node/hello`, consensus.md §5.1), CBOR tuples:
- * HelloMessage `[HeaviestTipSet [CID], HeaviestTipSetHeight int64, HeaviestTipSetWeight BigInt,
- * GenesisHash CID]` and LatencyMessage `[TArrival int64, TSent int64]` (Unix nanoseconds).
+ * The hello protocol's messages (filecoin-project/lotus `node/hello/hello.go`), CBOR tuples:
+ * HelloMessage
+ * `[HeaviestTipSet [CID], HeaviestTipSetHeight int64, HeaviestTipSetWeight BigInt, GenesisHash CID]`
+ * and LatencyMessage `[TArrival int64, TSent int64]` (Unix nanoseconds).
  */
 import type { CID } from 'multiformats/cid';
 import {

@@ -1,7 +1,8 @@
 /**
  * The libp2p host: TCP, noise, yamux, identify, ping and gossipsub with Filecoin's parameters
- * (consensus.md §5.3: D 8, Dlo 6, Dhi 12, history 10, flood publish, content-addressed message
- * ids, no author signatures — Filecoin validates the payload instead).
+ * (filecoin-project/lotus `node/modules/lp2p/pubsub.go`: D 8, Dlo 6, Dhi 12, history 10, flood
+ * publish, content-addressed message ids, no author signatures — Filecoin validates the payload
+ * instead).
  */
 import './promise-with-resolvers.js';
 import { noise } from '@chainsafe/libp2p-noise';

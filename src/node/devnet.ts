@@ -1,6 +1,7 @@
 /**
  * A local devnet in the repo, as Lotus `scripts/devnet.bash` + lotus-seed build one
- * (consensus.md §6.1) and as Anvil hands a developer funded accounts:
+ * (filecoin-project/lotus `scripts/devnet.bash`, `cmd/lotus-seed`) and as Anvil hands a developer
+ * funded accounts:
  *
  * - proof parameters for 2 KiB winning and window PoSt (generated once into the shared cache);
  * - miner t01000 with pre-sealed 2 KiB sectors in `<repo>/sectors` (lotus-seed's files beside them),

@@ -1,8 +1,8 @@
 /**
  * Protocol constants of a network, as plain data. Nothing reads a global: the node picks a preset
  * (or builds its own) and passes it to whatever needs it. Values and their names follow Lotus
- * `build/buildconstants` (params_shared_vals.go, params_2k.go, params_mainnet.go) and builtin-actors'
- * policy; consensus.md §2.2 and §6.4 list them.
+ * `build/buildconstants` (params_shared_vals.go, params_2k.go, params_mainnet.go) and
+ * builtin-actors' policy (filecoin-project/builtin-actors `runtime/src/runtime/policy.rs`).
  */
 
 export interface NetworkParams {

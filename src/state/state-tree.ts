@@ -1,7 +1,8 @@
 /**
  * The state tree: every actor by ID in a HAMT, wrapped (from version 1) in a StateRoot
- * `[Version, Actors, Info]` (formats.md §5). Versions 0–5 are read and written in their own encoding:
- * versions 0 and 1 use the legacy HAMT pointer format, versions before 5 the 4-tuple Actor.
+ * `[Version, Actors, Info]` (filecoin-project/lotus `chain/state/statetree.go`). Versions 0–5 are
+ * read and written in their own encoding: versions 0 and 1 use the legacy HAMT pointer format,
+ * versions before 5 the 4-tuple Actor.
  *
  * Actors read or written are kept decoded in memory; nothing reaches the HAMT until `flush`, which
  * writes the touched actors once. Changes made inside `beginTransaction`/`endTransaction` are

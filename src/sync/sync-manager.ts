@@ -1,11 +1,11 @@
 /**
- * The sync manager (Lotus `chain/sync_manager.go` + `chain/sync.go`, consensus.md §5.4): peers
- * report heads (hello, gossip); the heaviest head not yet ours becomes a worker's target; the
- * worker walks headers back from the target to a tipset we have (chain exchange, windows of 500),
- * persists them, then fetches messages in batches and validates tipset by tipset from the oldest
- * (full Expected Consensus validation, which executes the parent state), adding each to the chain
- * store — so a crash mid-sync resumes from the last validated tipset. Blocks that fail go to the
- * bad-block cache and their peer is penalised; the next heaviest peer is tried.
+ * The sync manager (filecoin-project/lotus `chain/sync_manager.go` + `chain/sync.go`): peers report
+ * heads (hello, gossip); the heaviest head not yet ours becomes a worker's target; the worker walks
+ * headers back from the target to a tipset we have (chain exchange, windows of 500), persists them,
+ * then fetches messages in batches and validates tipset by tipset from the oldest (full Expected
+ * Consensus validation, which executes the parent state), adding each to the chain store — so a
+ * crash mid-sync resumes from the last validated tipset. Blocks that fail go to the bad-block cache
+ * and their peer is penalised; the next heaviest peer is tried.
  */
 import type { Logger } from 'pino';
 import type { ChainStore } from '../chain/index.js';

@@ -1,9 +1,10 @@
 /**
  * What each sync worker is doing (Lotus `chain/syncstate.go`, `api.SyncState`): base and target
  * tipsets, stage, current height, start/end times and the error. Stage numbers and names are
- * Lotus's (lotus-api.md §8.1); the JSON is `SyncState` `{ActiveSyncs, VMApplied}`. One difference:
- * Base moves up as tipsets are validated (Lotus keeps the starting head), so a worker that reached
- * its target shows `Height diff: 0`, the spec's sign of a synced node.
+ * Lotus's (`SyncStateStage`, filecoin-project/lotus `api/api_full.go`); the JSON is `SyncState`
+ * `{ActiveSyncs, VMApplied}`. One difference: Base moves up as tipsets are validated (Lotus keeps
+ * the starting head), so a worker that reached its target shows `Height diff: 0`, the spec's sign
+ * of a synced node.
  */
 import { type TipSet, type TipSetJson, tipSetToLotusJson } from '../types/index.js';
 

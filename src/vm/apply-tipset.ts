@@ -1,10 +1,10 @@
 /**
- * Tipset execution (Lotus `chain/consensus/compute_state.go` ApplyBlocks; consensus.md §3.10): cron
- * for every null round since the parent, then each block's selected messages followed by its
- * AwardBlockReward (blocks without messages are rewarded too), then cron for the epoch. Receipts of
- * the explicit messages form the receipts AMT (legacy v0). Every block written along the way stays
- * in memory until the end, when the blocks reachable from the new state root and receipts root go
- * to the store in one `putMany` (one SQLite transaction); an error leaves the store untouched.
+ * Tipset execution (Lotus `chain/consensus/compute_state.go` ApplyBlocks): cron for every null
+ * round since the parent, then each block's selected messages followed by its AwardBlockReward
+ * (blocks without messages are rewarded too), then cron for the epoch. Receipts of the explicit
+ * messages form the receipts AMT (legacy v0). Every block written along the way stays in memory
+ * until the end, when the blocks reachable from the new state root and receipts root go to the
+ * store in one `putMany` (one SQLite transaction); an error leaves the store untouched.
  */
 import type { CID } from 'multiformats/cid';
 import { type Blockstore, buildAmt } from '../ipld/index.js';

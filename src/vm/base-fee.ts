@@ -1,10 +1,10 @@
 /**
  * The next tipset's base fee, by FIP-0115 (Lotus `chain/store/basefee.go`
- * ComputeNextBaseFeeFromPremiums, from network version 28 — from genesis on our networks;
- * consensus.md §2.2): take the tipset's messages once per (sender, nonce), weigh each message's
- * effective premium by its gas limit, and find the premium at position BlockGasTargetIndex of that
- * distribution sorted high to low (zero if it is shorter). The base fee moves towards that premium
- * by at most 1/8 per epoch and never falls below the minimum.
+ * ComputeNextBaseFeeFromPremiums, from network version 28 — from genesis on our networks): take the
+ * tipset's messages once per (sender, nonce), weigh each message's effective premium by its gas
+ * limit, and find the premium at position BlockGasTargetIndex of that distribution sorted high to
+ * low (zero if it is shorter). The base fee moves towards that premium by at most 1/8 per epoch and
+ * never falls below the minimum.
  */
 import type { NetworkParams } from '../params/index.js';
 import { byteKey } from '../state/index.js';

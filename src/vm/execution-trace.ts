@@ -1,8 +1,8 @@
 /**
- * Execution traces and the results built from them, in Lotus's current shapes (lotus-api.md
- * §3.9–3.12, Lotus ≥ v1.33.1 `chain/types/execresult.go`): an ExecutionTrace per call with its gas
- * charges and subcalls, MsgGasCost, InvocResult (StateReplay, StateCall) and ComputeStateOutput
- * (StateCompute), each with a Lotus JSON codec in both directions.
+ * Execution traces and the results built from them, in Lotus's current shapes (Lotus ≥ v1.33.1,
+ * filecoin-project/lotus `chain/types/execresult.go`, `api/api_full.go`): an ExecutionTrace per
+ * call with its gas charges and subcalls, MsgGasCost, InvocResult (StateReplay, StateCall) and
+ * ComputeStateOutput (StateCompute), each with a Lotus JSON codec in both directions.
  *
  * Shapes of fields we do not produce: `Logs` and `IpldOps` are always empty, so they are omitted
  * from JSON as Lotus omits empty ones; `tt` (time taken) is 0 because gas here is not timed.

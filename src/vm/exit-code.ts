@@ -1,6 +1,6 @@
 /**
- * Exit codes (ref-fvm `shared/src/error/mod.rs`; consensus.md §7.2). Codes below 16 are the VM's
- * own; actors abort with 16 and up. 3, 8 and 12–15 are reserved.
+ * Exit codes (filecoin-project/ref-fvm `shared/src/error/mod.rs`). Codes below 16 are the VM's own;
+ * actors abort with 16 and up. 3, 8 and 12–15 are reserved.
  */
 export const ExitCode = {
   Ok: 0,

@@ -1,9 +1,10 @@
 /**
  * Which of a tipset's messages are executed, and in what order (Lotus `BlockMsgsForTipset` and
- * `ApplyBlocks`; consensus.md §3.10, formats.md §4): blocks in ticket order, each block's BLS
- * messages then its secp messages; a message runs only if its nonce is the next one expected for
- * its sender — the first message seen from a sender sets that expectation — and never twice.
- * Once any message names its sender by ID address, senders are compared by resolved ID.
+ * `ApplyBlocks`; filecoin-project/lotus `chain/store/messages.go`,
+ * `chain/consensus/compute_state.go`): blocks in ticket order, each block's BLS messages then its
+ * secp messages; a message runs only if its nonce is the next one expected for its sender — the
+ * first message seen from a sender sets that expectation — and never twice. Once any message names
+ * its sender by ID address, senders are compared by resolved ID.
  */
 import { byteKey, type StateTree } from '../state/index.js';
 import { type Address, AddressProtocol, type Message, type SignedMessage } from '../types/index.js';

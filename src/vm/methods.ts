@@ -1,5 +1,5 @@
 /**
- * Method numbers of the actors we run (builtin-actors `actors/<name>/src/lib.rs`, consensus.md §7).
+ * Method numbers of the actors we run (filecoin-project/builtin-actors `actors/<name>/src/lib.rs`).
  * Numbers of 2^24 and above are FRC-42 "exported" methods, derived from the method's name.
  */
 import { blake2b } from '../crypto/index.js';

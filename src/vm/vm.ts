@@ -1,5 +1,5 @@
 /**
- * Applies messages to a state tree (ref-fvm `executor/default.rs`, consensus.md §2.5):
+ * Applies messages to a state tree (filecoin-project/ref-fvm `fvm/src/executor/default.rs`):
  *
  * - explicit messages are pre-validated first — inclusion gas within the limit, a valid sender,
  *   the right nonce, the gas fee cap covered — and a message failing that leaves no trace but a

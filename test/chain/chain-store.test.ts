@@ -28,7 +28,8 @@ describe('weight (Lotus filcns weight.go)', () => {
     expect(one.parentWeight).toBe(base);
     expect(tipSetWeight(t.chain.blockstore, one, PARAMS)).toBe(base + log2P * 256n + (log2P * 256n * 1n) / 10n);
     expect(tipSetWeight(t.chain.blockstore, three, PARAMS)).toBe(base + log2P * 256n + (log2P * 256n * 3n) / 10n);
-    // The 2 KiB example of consensus.md §3.7, with this genesis's power: 2 pre-sealed sectors.
+    // Lotus's weight (filecoin-project/lotus `chain/consensus/filcns/weight.go`) for 2 KiB
+    // sectors, with this genesis's power: 2 pre-sealed sectors.
     expect(power).toBe(40960n);
     expect(tipSetWeight(t.chain.blockstore, one, PARAMS) - base).toBe(15n * 256n + 384n);
     t.db.close();

@@ -19,7 +19,7 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const value = (i: number | bigint) => `v${i}`;
 
 describe('Amt', () => {
-  test('empty roots match formats.md for v3 and legacy v0', () => {
+  test('empty roots match go-amt-ipld for v3 and legacy v0', () => {
     const store = new MemoryBlockstore();
     const v3 = Amt.create(store).flush();
     expect(v3.toString()).toBe(EMPTY_V3_BW3);

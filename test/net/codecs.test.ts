@@ -1,6 +1,7 @@
 /**
- * Byte-exact wire formats of hello, chain exchange and block gossip (consensus.md §5.1–5.3),
- * checked against hand-assembled CBOR and real mainnet headers, messages and TxMetas.
+ * Byte-exact wire formats of hello, chain exchange and block gossip (filecoin-project/lotus
+ * `node/hello`, `chain/exchange`, `chain/sub`), checked against hand-assembled CBOR and real
+ * mainnet headers, messages and TxMetas.
  */
 import { CID } from 'multiformats/cid';
 import {

@@ -60,7 +60,8 @@ test(
     const [stateA, stateB] = await Promise.all([a.states.stateOf(a.chain.head()), b.states.stateOf(b.chain.head())]);
     expect(stateA.stateRoot.equals(stateB.stateRoot)).toBe(false);
 
-    // The expected winner from the weights alone (consensus.md §3.7), ties to the smaller ticket.
+    // The expected winner from the weights alone (filecoin-project/lotus
+    // `chain/consensus/filcns/weight.go`), ties to the smaller ticket.
     const headA = a.chain.head();
     const headB = b.chain.head();
     const weightA = a.chain.headWeight();

@@ -1,6 +1,7 @@
 /**
- * `ledger sync status` text and Go durations, as Lotus prints them (lotus-api.md §8.2): one block
- * per worker, Elapsed omitted for idle workers, Error only for errored ones, Target `[] (0)` when nil.
+ * `ledger sync status` text and Go durations, as Lotus prints them (filecoin-project/lotus
+ * `cli/sync.go`): one block per worker, Elapsed omitted for idle workers, Error only for errored
+ * ones, Target `[] (0)` when nil.
  */
 import { formatSyncStatus, heightDiff, workerToShow } from '../../src/cli/commands/sync.js';
 import { formatGoDuration } from '../../src/cli/go-duration.js';

@@ -1,6 +1,7 @@
 /**
- * Lotus JSON of execution results (lotus-api.md §3.9–3.12): InvocResult, MsgGasCost, ExecutionTrace
- * and ComputeStateOutput, from a real traced message, in both directions.
+ * Lotus JSON of execution results (filecoin-project/lotus `api/api_full.go`,
+ * `chain/types/execresult.go`): InvocResult, MsgGasCost, ExecutionTrace and ComputeStateOutput,
+ * from a real traced message, in both directions.
  */
 import { parseJsonLossless, stringifyJsonLossless } from '../../src/types/index.js';
 import {

@@ -1,7 +1,8 @@
 /**
- * Every exit code a message can end with, each from a message built to cause it (consensus.md
- * §2.5, §7.2): pre-validation failures cost the sender nothing and leave its nonce; execution
- * failures keep the nonce increment and charge gas.
+ * Every exit code a message can end with, each from a message built to cause it
+ * (filecoin-project/ref-fvm `fvm/src/executor/default.rs`, `shared/src/error/mod.rs`):
+ * pre-validation failures cost the sender nothing and leave its nonce; execution failures keep the
+ * nonce increment and charge gas.
  */
 import { CID } from 'multiformats/cid';
 import { identity } from 'multiformats/hashes/identity';

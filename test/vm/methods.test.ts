@@ -7,7 +7,7 @@ import {
 } from '../../src/vm/index.js';
 
 describe('FRC-42 method numbers', () => {
-  // Values listed in consensus.md §7, as builtin-actors' method_hash! computes them.
+  // Values as filecoin-project/builtin-actors' method_hash! (FRC-0042) computes them.
   test.each([
     ['AuthenticateMessage', 2643134072n],
     ['InvokeEVM', 3844450837n],

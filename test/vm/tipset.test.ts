@@ -1,6 +1,7 @@
 /**
- * Tipset application (consensus.md §3.10): duplicates across blocks, block rewards for every block,
- * cron for null rounds, the receipts AMT, deterministic roots, and a single write per tipset.
+ * Tipset application (filecoin-project/lotus `chain/consensus/compute_state.go`): duplicates across
+ * blocks, block rewards for every block, cron for null rounds, the receipts AMT, deterministic
+ * roots, and a single write per tipset.
  */
 import { type Block, type Blockstore, buildAmt, getBlock, MemoryBlockstore } from '../../src/ipld/index.js';
 import { CRON_ACTOR_ID, REWARD_ACTOR_ID } from '../../src/state/index.js';

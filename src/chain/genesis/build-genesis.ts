@@ -1,12 +1,12 @@
 /**
- * Builds the genesis state and block from a template (Lotus `chain/gen/genesis/genesis.go` and
- * `miners.go`; consensus.md §6.3). Singleton actors are constructed by their constructors, run as
- * implicit messages from the system actor; accounts are created the way a first transfer creates
- * them (IDs from f0100 in template order, multisig signers included), multisigs through Init.Exec
- * after them, and miners (from f01000) through Power.CreateMiner with their pre-sealed sectors
- * activated by the miner's InternalSectorSetupForPreseal. Genesis is where tokens come from: each
- * balance is minted into the actor that holds it, and the remainder account (f090) gets whatever
- * makes the total exactly the network's supply.
+ * Builds the genesis state and block from a template (filecoin-project/lotus
+ * `chain/gen/genesis/genesis.go` and `miners.go`). Singleton actors are constructed by their
+ * constructors, run as implicit messages from the system actor; accounts are created the way a
+ * first transfer creates them (IDs from f0100 in template order, multisig signers included),
+ * multisigs through Init.Exec after them, and miners (from f01000) through Power.CreateMiner with
+ * their pre-sealed sectors activated by the miner's InternalSectorSetupForPreseal. Genesis is where
+ * tokens come from: each balance is minted into the actor that holds it, and the remainder account
+ * (f090) gets whatever makes the total exactly the network's supply.
  *
  * Unlike Lotus, whose genesis ticket is 32 random bytes, the ticket here is derived from the
  * genesis state root and timestamp (see `genesisTicket`), so one template always yields one

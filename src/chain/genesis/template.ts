@@ -1,8 +1,8 @@
 /**
- * The genesis template, modelled on Lotus `genesis/types.go` (consensus.md §6.2): the network's
- * name and start time, accounts and multisigs with their balances, miners with pre-sealed sectors
- * (the lotus-seed genesis-miner manifest), and the account that receives the rest of the supply.
- * Both shapes are read from Lotus JSON, so `lotus-seed genesis new`/`add-miner` output works.
+ * The genesis template, modelled on filecoin-project/lotus `genesis/types.go`: the network's name
+ * and start time, accounts and multisigs with their balances, miners with pre-sealed sectors (the
+ * lotus-seed genesis-miner manifest), and the account that receives the rest of the supply. Both
+ * shapes are read from Lotus JSON, so `lotus-seed genesis new`/`add-miner` output works.
  *
  * Not carried over: `VerifregRootKey` (we run no verified registry; a zero-balance one is accepted
  * and ignored), miners' `MarketBalance` (no market actor: it must be 0) and `PowerBalance` (Lotus

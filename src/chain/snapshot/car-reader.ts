@@ -1,8 +1,8 @@
 /**
- * A CAR v1 reader for big imports (formats.md §9). @ipld/car's streaming reader awaits several
- * promises per block; this one parses whole read chunks synchronously and hands out blocks in
- * batches, checking every block's bytes against its CID. A stream that ends inside a section is
- * reported as truncated.
+ * A CAR v1 reader for big imports (https://ipld.io/specs/transport/car/carv1/). @ipld/car's
+ * streaming reader awaits several promises per block; this one parses whole read chunks
+ * synchronously and hands out blocks in batches, checking every block's bytes against its CID. A
+ * stream that ends inside a section is reported as truncated.
  */
 import { CID } from 'multiformats/cid';
 import { type Block, verifyBlock } from '../../ipld/index.js';

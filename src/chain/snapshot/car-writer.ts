@@ -1,7 +1,8 @@
 /**
- * A CAR v1 writer for big exports (formats.md §9): the same bytes as @ipld/car's writer, but
- * sections are gathered into ~1 MiB chunks before they reach the stream. Writing every block as
- * its own stream chunk costs a file-system round trip per block, which dominated export time.
+ * A CAR v1 writer for big exports (https://ipld.io/specs/transport/car/carv1/): the same bytes as
+ * @ipld/car's writer, but sections are gathered into ~1 MiB chunks before they reach the stream.
+ * Writing every block as its own stream chunk costs a file-system round trip per block, which
+ * dominated export time.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';

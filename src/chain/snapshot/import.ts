@@ -1,7 +1,8 @@
 /**
- * Snapshot import (`ledger daemon --import-snapshot` / `--import-chain`, consensus.md §5.5): the
- * CAR streams into the blockstore inside one database transaction, then is validated and indexed
- * before that transaction commits, so a corrupt, truncated or foreign file leaves the repo as it was.
+ * Snapshot import (`ledger daemon --import-snapshot` / `--import-chain`, as Lotus's in
+ * filecoin-project/lotus `cli/lotus/daemon.go` and `chain/store/snapshot.go`): the CAR streams into
+ * the blockstore inside one database transaction, then is validated and indexed before that
+ * transaction commits, so a corrupt, truncated or foreign file leaves the repo as it was.
  *
  * Checks, beyond Lotus's (which trusts the state of `--import-snapshot`):
  * - every block's bytes hash to its CID (so every header CID matches its header);

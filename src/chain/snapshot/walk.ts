@@ -1,10 +1,10 @@
 /**
- * The block order of a Lotus v1 snapshot (`ChainStore.WalkSnapshot`, consensus.md §5.5): headers
- * breadth-first from the head's blocks back to genesis; after each header, its messages (TxMeta
- * and the DAG below it, depth-first in link order) unless they are old and skipped, the genesis
- * parent at height 0, then — for genesis and the recent epochs — the parent state tree and the
- * receipts, each depth-first. Every block appears once; identity CIDs and codecs other than raw,
- * CBOR and DAG-CBOR are skipped.
+ * The block order of a Lotus v1 snapshot (`ChainStore.WalkSnapshot`, filecoin-project/lotus
+ * `chain/store/snapshot.go`): headers breadth-first from the head's blocks back to genesis; after
+ * each header, its messages (TxMeta and the DAG below it, depth-first in link order) unless they
+ * are old and skipped, the genesis parent at height 0, then — for genesis and the recent epochs —
+ * the parent state tree and the receipts, each depth-first. Every block appears once; identity CIDs
+ * and codecs other than raw, CBOR and DAG-CBOR are skipped.
  *
  * One deviation: Lotus writes only the root of each receipts AMT; we write the whole AMT, so a
  * node started from the snapshot can answer receipt queries.

@@ -1,7 +1,7 @@
 /**
  * `ledger chain …`: reads the chain of a running node over RPC, printing as Lotus's CLI does
- * (`lotus:cli/chain.go`; lotus-api.md §8.8). Other `chain` subcommands (export) add themselves to
- * the group this returns.
+ * (filecoin-project/lotus `cli/chain.go`). Other `chain` subcommands (export) add themselves to the
+ * group this returns.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import {

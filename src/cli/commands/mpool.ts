@@ -1,6 +1,6 @@
 /**
  * `ledger mpool pending|replace`: the node's message pool, printed and driven as Lotus's CLI does
- * (`lotus:cli/mpool.go`; lotus-api.md §8.6, consensus.md §1.4).
+ * (filecoin-project/lotus `cli/mpool.go`).
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { CID } from 'multiformats/cid';
@@ -61,7 +61,8 @@ export function formatPending(messages: readonly unknown[], cids: boolean): stri
 
 /**
  * The replacement `mpool replace` signs: with `auto`, the estimated fees but at least the
- * ReplaceByFeeRatio bump (consensus.md §1.4), capped at the fee limit; otherwise the given values.
+ * ReplaceByFeeRatio bump (Lotus `ComputeMinRBF`, filecoin-project/lotus
+ * `chain/messagepool/messagepool.go`), capped at the fee limit; otherwise the given values.
  */
 export function replacementMessage(
   pending: Message,

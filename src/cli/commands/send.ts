@@ -1,6 +1,6 @@
 /**
  * `ledger send [options] <to> <amount>`: a transfer (or method call) from the wallet, as Lotus's
- * `lotus send` does it (`lotus:cli/send.go`; lotus-api.md §8.4). Amounts are FIL (`1.5`, `1.5 FIL`)
+ * `lotus send` does it (filecoin-project/lotus `cli/send.go`). Amounts are FIL (`1.5`, `1.5 FIL`)
  * or attoFIL with a suffix. A recipient given as `0x…` or as an f410f address is an Ethereum
  * address: the method is InvokeContract (3844450837, the spec's rule 7) and `--params-hex` bytes
  * are wrapped as a CBOR byte string. `--params-json` is encoded to CBOR here, with the parameter

@@ -1,6 +1,6 @@
 /**
  * `ledger state replay|wait|search-msg`: a message's execution, printed as Lotus's CLI prints it
- * (`lotus:cli/state.go` StateReplayCmd, printMsg; lotus-api.md §8.7).
+ * (filecoin-project/lotus `cli/state.go` StateReplayCmd, printMsg).
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { CID } from 'multiformats/cid';

@@ -1,8 +1,8 @@
 /**
- * `ledger sync status|wait|check-bad|mark-bad|unmark-bad` (`lotus:cli/sync.go`, lotus-api.md
- * §8.2–8.3): each worker's Base, Target, Height diff, Stage, Height, Elapsed and Error as Lotus
- * prints them; `wait` polls every 250 ms, redraws its lines (with a progress bar) on a terminal and
- * prints `Done!` once the node has caught up.
+ * `ledger sync status|wait|check-bad|mark-bad|unmark-bad` (filecoin-project/lotus `cli/sync.go`):
+ * each worker's Base, Target, Height diff, Stage, Height, Elapsed and Error as Lotus prints them;
+ * `wait` polls every 250 ms, redraws its lines (with a progress bar) on a terminal and prints
+ * `Done!` once the node has caught up.
  */
 import { Command } from 'commander';
 import type { NodeApi } from '../../rpc/client.js';

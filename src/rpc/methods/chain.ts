@@ -1,6 +1,7 @@
 /**
- * Chain methods, with Lotus's parameters, permissions, nulls and errors (lotus-api.md §4.1–4.3, §5):
- * heads and tipsets, blocks, messages and receipts as the chain store holds them.
+ * Chain methods, with Lotus's parameters, permissions, nulls and errors (filecoin-project/lotus
+ * `api/api_full.go`, `node/impl/full/chain.go`): heads and tipsets, blocks, messages and receipts
+ * as the chain store holds them.
  */
 import type { CID } from 'multiformats/cid';
 import { ChainError, ChainErrorCode } from '../../chain/index.js';

@@ -1,7 +1,7 @@
 /**
- * Gas estimation methods with Lotus's parameters and errors (lotus-api.md §4.10, §9): an
- * estimate that runs out of gas is JSON-RPC code 2, one whose message fails is code 3 with the
- * return data as hex in `data` (Lotus ErrOutOfGas / ErrExecutionReverted).
+ * Gas estimation methods with Lotus's parameters and errors (filecoin-project/lotus
+ * `node/impl/full/gas.go`): an estimate that runs out of gas is JSON-RPC code 2, one whose message
+ * fails is code 3 with the return data as hex in `data` (Lotus ErrOutOfGas / ErrExecutionReverted).
  */
 import { GasEstimationError, GasEstimationErrorCode } from '../../mpool/index.js';
 import { bigIntToLotusJson, readJsonInt64, readJsonUint64, toJsonInteger } from '../../types/index.js';

@@ -1,6 +1,7 @@
 /**
- * Block production methods (lotus-api.md §4.13–4.14): MinerGetBaseInfo for the election inputs of
- * a round, MinerCreateBlock to build and sign a block from a template with the wallet's worker key.
+ * Block production methods (filecoin-project/lotus `api/api_full.go`, `node/impl/full/state.go`):
+ * MinerGetBaseInfo for the election inputs of a round, MinerCreateBlock to build and sign a block
+ * from a template with the wallet's worker key.
  */
 import { ChainError, ChainErrorCode } from '../../chain/index.js';
 import {

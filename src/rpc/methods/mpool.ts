@@ -1,8 +1,8 @@
 /**
- * Message pool methods with Lotus's parameters, nulls and permissions (lotus-api.md §4.6–4.9, §5):
- * MpoolPush (write), MpoolPushUntrusted (write), MpoolPushMessage (sign), MpoolPending (read; `[]`
- * when empty), MpoolGetNonce (read), MpoolSelect (read), MpoolGetConfig (read), MpoolSetConfig
- * (admin).
+ * Message pool methods with Lotus's parameters, nulls and permissions (filecoin-project/lotus
+ * `api/api_full.go`, `node/impl/full/mpool.go`): MpoolPush (write), MpoolPushUntrusted (write),
+ * MpoolPushMessage (sign), MpoolPending (read; `[]` when empty), MpoolGetNonce (read), MpoolSelect
+ * (read), MpoolGetConfig (read), MpoolSetConfig (admin).
  */
 import type { CID } from 'multiformats/cid';
 import {

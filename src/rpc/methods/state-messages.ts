@@ -1,8 +1,9 @@
 /**
  * The message lifecycle's State methods with Lotus's parameters, nulls and permissions
- * (lotus-api.md §4.11–4.12, §5): StateWaitMsg (v1 four parameters, v0 two, plus v0's
- * StateWaitMsgLimited), StateSearchMsg (v1 four, v0 one, plus StateSearchMsgLimited),
- * StateGetReceipt (v0 only: Lotus dropped it from v1), StateReplay and StateCompute.
+ * (filecoin-project/lotus `api/api_full.go`, `api/v0api/full.go`, `node/impl/full/state.go`):
+ * StateWaitMsg (v1 four parameters, v0 two, plus v0's StateWaitMsgLimited), StateSearchMsg (v1
+ * four, v0 one, plus StateSearchMsgLimited), StateGetReceipt (v0 only: Lotus dropped it from v1),
+ * StateReplay and StateCompute.
  *
  * StateWaitMsg long-polls inside the HTTP request: it answers when the message has `confidence`
  * tipsets on top of its execution, and ends with an error when the client hangs up or the node

@@ -1,6 +1,7 @@
 /**
- * State queries with Lotus's semantics (lotus-api.md §4.5, §5): every one reads the *parent* state
- * of the tipset named (null or [] for the head), i.e. the state before that tipset's messages.
+ * State queries with Lotus's semantics (filecoin-project/lotus `api/api_full.go`,
+ * `node/impl/full/state.go`): every one reads the *parent* state of the tipset named (null or []
+ * for the head), i.e. the state before that tipset's messages.
  */
 import { assertStateAvailable } from '../../chain/snapshot/index.js';
 import { StateTree } from '../../state/index.js';
@@ -16,7 +17,10 @@ import { stringSchema } from '../schemas.js';
 import { chainOf } from './chain.js';
 
 const BOTH = [0, 1] as const;
-/** Lotus's JSON-RPC code for `ErrActorNotFound` (lotus-api.md §5, StateLookupID). */
+/**
+ * Lotus's JSON-RPC code for `ErrActorNotFound` (filecoin-project/lotus `api/api_errors.go`,
+ * StateLookupID).
+ */
 export const ACTOR_NOT_FOUND_CODE = 11;
 
 function actorNotFound(address: Address): JsonRpcError {

@@ -1,6 +1,6 @@
 /**
- * Where a message's gas money goes (Lotus `chain/vm/burn.go` ComputeGasOutputs, identical to ref-fvm
- * `fvm/src/gas/outputs.rs`; consensus.md §2.1). The sender paid `gasFeeCap × gasLimit` up front;
+ * Where a message's gas money goes (Lotus `chain/vm/burn.go` ComputeGasOutputs, identical to
+ * ref-fvm `fvm/src/gas/outputs.rs`). The sender paid `gasFeeCap × gasLimit` up front;
  * `baseFeeBurn + overEstimationBurn + minerTip + refund` is exactly that amount. `minerPenalty` is
  * not moved here: it is summed per block and burnt from the miner by the reward actor.
  */

@@ -1,8 +1,8 @@
 /**
- * The gas price list, modelled on the FVM's (ref-fvm `fvm/src/gas/price_list.rs`, WATERMELON_PRICES,
- * which TEEP_PRICES — network versions 25–28 — inherits except for seal verification; consensus.md
- * §2.4). Every number below is ref-fvm's, in whole gas; charges are kept in milligas like the FVM's
- * gas tracker and the message's total is rounded up.
+ * The gas price list, modelled on the FVM's (ref-fvm `fvm/src/gas/price_list.rs`,
+ * WATERMELON_PRICES, which TEEP_PRICES — network versions 25–28 — inherits except for seal
+ * verification). Every number below is ref-fvm's, in whole gas; charges are kept in milligas like
+ * the FVM's gas tracker and the message's total is rounded up.
  *
  * What we charge and what we do not, compared with the FVM:
  * - the same: OnChainMessage (message inclusion), OnChainReturnValue, OnValueTransfer,
