@@ -7,9 +7,7 @@
  * not behind the last head seen, every acknowledged message is on chain or pending, no sender has
  * a nonce gap.
  */
-import { join } from 'node:path';
 import {
-  devnetAccounts,
   HeadWatcher,
   lastMiningFailure,
   type RunningDevnet,
@@ -18,8 +16,8 @@ import {
 } from './devnet-process.js';
 import { MessageLedger } from './messages.js';
 import { sleep } from './node-process.js';
-import { exportKeys, type PresignedSender, PushLoad } from './push-load.js';
-import { between, type ChaosContext, logFile, type ScenarioRecord } from './record.js';
+import { type PresignedSender, PushLoad, startPushDevnet } from './push-load.js';
+import { between, type ChaosContext, type ScenarioRecord } from './record.js';
 import { isRefusal } from './rpc.js';
 import { waitForMinedRecord } from './store-check.js';
 
@@ -35,14 +33,9 @@ export interface Miner extends RunningDevnet {
 }
 
 export async function miningScenario(context: ChaosContext, record: ScenarioRecord, kills: number): Promise<Miner> {
-  const repo = join(context.dir, 'miner');
-  const options = { label: 'miner', repo, logFile: logFile(context, 'miner'), accounts: 6, mine: true };
-  let running = await startDevnetProcess(options, 180_000);
-  const accounts = devnetAccounts(repo);
-  const walletSenders = accounts.slice(0, 3);
-  const presigned = await exportKeys(running.rpc, accounts.slice(3, 6));
-  const senders = [...walletSenders, ...presigned.map((p) => p.address.toString('t'))];
-  const recipient = accounts[0] as string;
+  const devnet = await startPushDevnet(context, 'miner', true);
+  const { repo, options, walletSenders, presigned, senders, recipient } = devnet;
+  let running = devnet.running;
   const ledger = new MessageLedger();
   let highestSeen = -1;
   let stuck = false;

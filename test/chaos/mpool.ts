@@ -5,22 +5,16 @@
  * answer arrived in. After each restart every acknowledged message must be pending again and each
  * sender's nonces must run without a gap, also for the nonce MpoolPushMessage hands out next.
  */
-import { join } from 'node:path';
-import { devnetAccounts, startDevnetProcess } from './devnet-process.js';
+import { startDevnetProcess } from './devnet-process.js';
 import { MessageLedger } from './messages.js';
 import { probe } from './mining.js';
-import { exportKeys, PushLoad } from './push-load.js';
-import { type ChaosContext, logFile, type ScenarioRecord } from './record.js';
+import { PushLoad, startPushDevnet } from './push-load.js';
+import type { ChaosContext, ScenarioRecord } from './record.js';
 
 export async function mpoolScenario(context: ChaosContext, record: ScenarioRecord, kills: number): Promise<void> {
-  const repo = join(context.dir, 'mpool');
-  const options = { label: 'mpool', repo, logFile: logFile(context, 'mpool'), accounts: 6, mine: false };
-  let running = await startDevnetProcess(options, 180_000);
-  const accounts = devnetAccounts(repo);
-  const walletSenders = accounts.slice(0, 3);
-  const presigned = await exportKeys(running.rpc, accounts.slice(3, 6));
-  const senders = [...walletSenders, ...presigned.map((p) => p.address.toString('t'))];
-  const recipient = accounts[0] as string;
+  const devnet = await startPushDevnet(context, 'mpool', false);
+  const { repo, options, walletSenders, presigned, senders, recipient } = devnet;
+  let running = devnet.running;
   const ledger = new MessageLedger();
   for (let cycle = 1; cycle <= kills; cycle++) {
     if (cycle > 1) {

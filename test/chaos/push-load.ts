@@ -5,6 +5,8 @@
  * here with keys the node exported, one call in flight per sender so nonces stay in order. Values
  * are random, so a message re-signed after a restart never has the CID of one that was lost.
  */
+
+import { join } from 'node:path';
 import { secp256k1 } from '../../src/crypto/index.js';
 import {
   Address,
@@ -14,7 +16,9 @@ import {
   signedMessageToLotusJson,
 } from '../../src/types/index.js';
 import { fromBase64 } from '../../src/utils/bytes.js';
+import { devnetAccounts, startDevnetProcess } from './devnet-process.js';
 import type { AckedMessage, MessageLedger } from './messages.js';
+import { type ChaosContext, logFile } from './record.js';
 import { errorText, isRefusal, type NodeRpc } from './rpc.js';
 
 export interface PresignedSender {
@@ -45,6 +49,21 @@ export interface PushLoadOptions {
 
 const GAS_LIMIT = 2_000_000n;
 const GAS_PREMIUM = 100_000n;
+
+/**
+ * A devnet process for push scenarios, in `<run dir>/<label>`: of its six funded accounts, three
+ * push through the wallet (MpoolPushMessage) and three push pre-signed with their exported keys.
+ */
+export async function startPushDevnet(context: ChaosContext, label: string, mine: boolean) {
+  const repo = join(context.dir, label);
+  const options = { label, repo, logFile: logFile(context, label), accounts: 6, mine };
+  const running = await startDevnetProcess(options, 180_000);
+  const accounts = devnetAccounts(repo);
+  const walletSenders = accounts.slice(0, 3);
+  const presigned = await exportKeys(running.rpc, accounts.slice(3, 6));
+  const senders = [...walletSenders, ...presigned.map((p) => p.address.toString('t'))];
+  return { repo, options, running, walletSenders, presigned, senders, recipient: accounts[0] as string };
+}
 
 /** The keys of wallet senders, exported from the node (WalletExport needs admin). */
 export async function exportKeys(rpc: NodeRpc, addresses: readonly string[]): Promise<PresignedSender[]> {
