@@ -23,6 +23,6 @@ export { putCborBytes } from './blocks.js';
 export { BufferedBlockstore } from './buffered-blockstore.js';
 export { byteKey } from './byte-key.js';
 export { StateError, StateErrorCode } from './errors.js';
-export { decodeActorId, decodeInitState, encodeInitState, type InitState } from './init-state.js';
+export { decodeActorId, decodeInitState, encodeInitState, type InitState, initStateStruct } from './init-state.js';
 export { blockLinks } from './links.js';
 export { CURRENT_STATE_TREE_VERSION, hamtFormatOf, StateTree } from './state-tree.js';

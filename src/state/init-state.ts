@@ -4,33 +4,19 @@
  * the next ID to hand out and the network's name. The state tree reads it to resolve addresses;
  * the Init actor writes it.
  */
-import type { CID } from 'multiformats/cid';
-import { encodeCbor } from '../types/cbor.js';
-import { readCid, readTuple, readUint64 } from '../types/cbor-fields.js';
 import { decodeChainCbor } from '../types/cbor-node.js';
-import { StateError, StateErrorCode } from './errors.js';
+import { declareStruct, kinds, readUint64, type StructValue } from '../types/index.js';
 
-export interface InitState {
-  readonly addressMap: CID;
-  readonly nextId: bigint;
-  readonly networkName: string;
-}
+export const initStateStruct = declareStruct('InitState', [
+  { key: 'addressMap', json: 'AddressMap', kind: kinds.cid, description: 'HAMT: robust address bytes → actor ID' },
+  { key: 'nextId', json: 'NextID', kind: kinds.uint64 },
+  { key: 'networkName', json: 'NetworkName', kind: kinds.text },
+]);
 
-export function encodeInitState(state: InitState): Uint8Array {
-  return encodeCbor([state.addressMap, state.nextId, state.networkName]);
-}
+export type InitState = StructValue<typeof initStateStruct>;
 
-export function decodeInitState(bytes: Uint8Array): InitState {
-  const [addressMap, nextId, networkName] = readTuple(decodeChainCbor(bytes, 'InitState'), 'InitState', 3);
-  if (typeof networkName !== 'string') {
-    throw new StateError(StateErrorCode.InvalidState, 'InitState.NetworkName: expected a text string');
-  }
-  return {
-    addressMap: readCid(addressMap, 'InitState.AddressMap'),
-    nextId: readUint64(nextId, 'InitState.NextID'),
-    networkName,
-  };
-}
+export const encodeInitState = initStateStruct.encode;
+export const decodeInitState = initStateStruct.decode;
 
 /** An address map value is the actor ID as a CBOR unsigned integer. */
 export function decodeActorId(bytes: Uint8Array): bigint {

@@ -15,6 +15,7 @@ import { type CborNode, decodeChainCbor } from './cbor-node.js';
 import { AddressError, AddressErrorCode } from './errors.js';
 import { MAX_INT64 } from './integers.js';
 import { jsonFail } from './json.js';
+import type { FieldKind } from './struct.js';
 import { decodeUvarint, encodeUvarint } from './uvarint.js';
 
 export const AddressProtocol = { ID: 0, Secp256k1: 1, Actor: 2, BLS: 3, Delegated: 4 } as const;
@@ -383,3 +384,27 @@ export function addressFromLotusJson(json: unknown, path = 'Address'): Address {
     throw error instanceof AddressError ? error.at(path) : error;
   }
 }
+
+export const addressSchema = {
+  title: 'Address',
+  type: 'string',
+  description:
+    'A Filecoin address: f/t, the protocol digit (0 ID, 1 secp256k1, 2 actor, 3 BLS, 4 delegated), the payload',
+  pattern: '^[ft][0-4][0-9a-z]+$',
+  examples: ['t1d2xrzcslx7xlbbylc5c3d5lvandqw4iwl6epxba'],
+} as const;
+
+/**
+ * The address as a struct field. Written by hand rather than from the generic kinds: its bytes
+ * (`protocol || payload`) and its string (network char, protocol digit, base32 with a blake2b
+ * checksum) are two different encodings with their own validation (go-address address.go), and
+ * the string depends on the node's network.
+ */
+export const addressKind: FieldKind<Address, string> = {
+  toCbor: addressToCborNode,
+  fromCbor: addressFromCborNode,
+  toJson: addressToLotusJson,
+  fromJson: addressFromLotusJson,
+  schema: addressSchema,
+  required: true,
+};

@@ -9,6 +9,8 @@
  *   come out as `number`, or `bigint` beyond 2^53: serialize with `stringifyJsonLossless` and read
  *   request bodies with `parseJsonLossless`.
  * - uint64/int64 fields are `bigint`; token amounts are `bigint` attoFIL.
+ * - A struct type is one `declareStruct` (struct.ts) from which all of the above and its JSON schema derive;
+ *   its field kinds are `kinds.*` (field-kinds.ts), `addressKind`, `signatureKind`, `tipSetKeyKind`.
  */
 export * from './actor.js';
 export * from './address.js';
@@ -23,6 +25,8 @@ export * from './cid.js';
 export * from './election-proof.js';
 export * from './errors.js';
 export * from './eth-address.js';
+export * as kinds from './field-kinds.js';
+export { bigIntSchema, bytesSchema, cidSchema } from './field-kinds.js';
 export * from './integers.js';
 export * from './json.js';
 export * from './message.js';
@@ -31,6 +35,7 @@ export * from './post-proof.js';
 export * from './signature.js';
 export * from './signed-message.js';
 export * from './state-root.js';
+export * from './struct.js';
 export * from './ticket.js';
 export * from './tipset.js';
 export * from './tipset-key.js';

@@ -4,66 +4,57 @@
  * keeps it, so a receipt re-encodes to its original bytes. Lotus JSON does not carry the version:
  * `EventsRoot` is null for v0 receipts too.
  */
-import type { CID } from 'multiformats/cid';
 import { InvalidArgumentError } from '../utils/errors.js';
 import { encodeCbor } from './cbor.js';
-import { readBytes, readCid, readInt64, readNullable, readTupleOfLengths } from './cbor-fields.js';
 import { type CborNode, decodeChainCbor } from './cbor-node.js';
-import { checkRange } from './integers.js';
-import {
-  bytesToLotusJson,
-  type CidJson,
-  cidToLotusJson,
-  type JsonInteger,
-  jsonField,
-  readJsonBytes,
-  readJsonCid,
-  readJsonInt64,
-  readJsonNullable,
-  readJsonObject,
-  toJsonInteger,
-} from './json.js';
+import { bytes, cid, int64, nullable } from './field-kinds.js';
+import { declareStruct, type StructJson, type StructValue } from './struct.js';
 
 export type MessageReceiptVersion = 0 | 1;
 
-export interface MessageReceipt {
-  readonly version: MessageReceiptVersion;
-  readonly exitCode: bigint;
-  readonly return: Uint8Array;
-  readonly gasUsed: bigint;
-  /** Always null in a v0 receipt. */
-  readonly eventsRoot: CID | null;
-}
+/** The fields of both versions; the version itself is in neither the CBOR nor the JSON, so it is kept beside them. */
+export const messageReceiptStruct = declareStruct(
+  'MessageReceipt',
+  [
+    { key: 'exitCode', json: 'ExitCode', kind: int64 },
+    { key: 'return', json: 'Return', kind: bytes },
+    { key: 'gasUsed', json: 'GasUsed', kind: int64 },
+    {
+      key: 'eventsRoot',
+      json: 'EventsRoot',
+      kind: nullable(cid),
+      description: 'the root of the AMT of events; always null in a v0 receipt',
+    },
+  ],
+  { minFields: 3 },
+);
 
-export interface MessageReceiptJson {
-  ExitCode: JsonInteger;
-  Return: string | null;
-  GasUsed: JsonInteger;
-  EventsRoot: CidJson | null;
+export type MessageReceipt = StructValue<typeof messageReceiptStruct> & { readonly version: MessageReceiptVersion };
+export type MessageReceiptJson = StructJson<typeof messageReceiptStruct>;
+
+export const messageReceiptToLotusJson: (receipt: MessageReceipt) => MessageReceiptJson =
+  messageReceiptStruct.toLotusJson;
+
+/** The version is set on the freshly decoded object, which nothing else holds yet. */
+function withVersion(
+  receipt: StructValue<typeof messageReceiptStruct>,
+  version: MessageReceiptVersion,
+): MessageReceipt {
+  (receipt as { version?: MessageReceiptVersion }).version = version;
+  return receipt as MessageReceipt;
 }
 
 export function messageReceiptToCborNode(receipt: MessageReceipt): CborNode[] {
-  const fields: CborNode[] = [
-    checkRange(receipt.exitCode, 'int64', 'MessageReceipt.ExitCode'),
-    receipt.return,
-    checkRange(receipt.gasUsed, 'int64', 'MessageReceipt.GasUsed'),
-  ];
-  if (receipt.version === 1) return [...fields, receipt.eventsRoot];
+  if (receipt.version === 1) return messageReceiptStruct.toCborNode(receipt);
   if (receipt.eventsRoot !== null) {
     throw new InvalidArgumentError('MessageReceipt.EventsRoot: a v0 receipt cannot carry events');
   }
-  return fields;
+  return messageReceiptStruct.toCborNodeOfLength(receipt, 3);
 }
 
 export function messageReceiptFromCborNode(node: CborNode, path = 'MessageReceipt'): MessageReceipt {
-  const [exitCode, returnValue, gasUsed, eventsRoot] = readTupleOfLengths(node, path, [3, 4]);
-  return {
-    version: eventsRoot === undefined ? 0 : 1,
-    exitCode: readInt64(exitCode as CborNode, `${path}.ExitCode`),
-    return: readBytes(returnValue as CborNode, `${path}.Return`),
-    gasUsed: readInt64(gasUsed as CborNode, `${path}.GasUsed`),
-    eventsRoot: eventsRoot === undefined ? null : readNullable(eventsRoot, `${path}.EventsRoot`, readCid),
-  };
+  const receipt = messageReceiptStruct.fromCborNode(node, path);
+  return withVersion(receipt, (node as CborNode[]).length === 4 ? 1 : 0);
 }
 
 export function encodeMessageReceipt(receipt: MessageReceipt): Uint8Array {
@@ -72,15 +63,6 @@ export function encodeMessageReceipt(receipt: MessageReceipt): Uint8Array {
 
 export function decodeMessageReceipt(bytes: Uint8Array): MessageReceipt {
   return messageReceiptFromCborNode(decodeChainCbor(bytes, 'MessageReceipt'));
-}
-
-export function messageReceiptToLotusJson(receipt: MessageReceipt): MessageReceiptJson {
-  return {
-    ExitCode: toJsonInteger(receipt.exitCode),
-    Return: bytesToLotusJson(receipt.return),
-    GasUsed: toJsonInteger(receipt.gasUsed),
-    EventsRoot: receipt.eventsRoot === null ? null : cidToLotusJson(receipt.eventsRoot),
-  };
 }
 
 /**
@@ -92,13 +74,6 @@ export function messageReceiptFromLotusJson(
   path = 'MessageReceipt',
   version: MessageReceiptVersion = 0,
 ): MessageReceipt {
-  const object = readJsonObject(json, path);
-  const eventsRoot = readJsonNullable(jsonField(object, 'EventsRoot'), `${path}.EventsRoot`, readJsonCid);
-  return {
-    version: eventsRoot === null ? version : 1,
-    exitCode: readJsonInt64(jsonField(object, 'ExitCode'), `${path}.ExitCode`),
-    return: readJsonBytes(jsonField(object, 'Return'), `${path}.Return`),
-    gasUsed: readJsonInt64(jsonField(object, 'GasUsed'), `${path}.GasUsed`),
-    eventsRoot,
-  };
+  const receipt = messageReceiptStruct.fromLotusJson(json, path);
+  return withVersion(receipt, receipt.eventsRoot === null ? version : 1);
 }

@@ -7,7 +7,9 @@ import { InvalidArgumentError } from '../utils/errors.js';
 import { CborDecodeError, encodeCbor } from './cbor.js';
 import { readBytes } from './cbor-fields.js';
 import { type CborNode, decodeChainCbor } from './cbor-node.js';
+import { bytesSchema } from './field-kinds.js';
 import { jsonField, readJsonBytes, readJsonEnum, readJsonObject } from './json.js';
+import type { FieldKind } from './struct.js';
 
 export const SignatureType = { Secp256k1: 1, BLS: 2, Delegated: 3 } as const;
 export type SignatureType = (typeof SignatureType)[keyof typeof SignatureType];
@@ -66,3 +68,26 @@ export function signatureFromLotusJson(json: unknown, path = 'Signature'): Signa
     data: readJsonBytes(jsonField(object, 'Data'), `${path}.Data`),
   };
 }
+
+export const signatureSchema = {
+  title: 'Signature',
+  type: 'object',
+  properties: {
+    Type: { type: 'integer', enum: [1, 2, 3], description: '1 secp256k1, 2 BLS, 3 delegated' },
+    Data: bytesSchema,
+  },
+  required: ['Type', 'Data'],
+} as const;
+
+/**
+ * The signature as a struct field, by hand: in CBOR it is not a tuple but one byte string whose first
+ * byte is the type (go-state-types crypto/signature.go `MarshalCBOR`), while its JSON is an object.
+ */
+export const signatureKind: FieldKind<Signature, SignatureJson> = {
+  toCbor: signatureToCborNode,
+  fromCbor: signatureFromCborNode,
+  toJson: signatureToLotusJson,
+  fromJson: signatureFromLotusJson,
+  schema: signatureSchema,
+  required: true,
+};

@@ -4,35 +4,19 @@
  * any other by the CID of the SignedMessage CBOR.
  */
 import type { CID } from 'multiformats/cid';
-import { encodeCbor } from './cbor.js';
-import { readTuple } from './cbor-fields.js';
-import { type CborNode, decodeChainCbor } from './cbor-node.js';
 import { cidOfCbor } from './cid.js';
-import { type CidJson, cidToLotusJson, jsonField, readJsonObject } from './json.js';
-import {
-  type Message,
-  type MessageJson,
-  messageCid,
-  messageFromCborNode,
-  messageFromLotusJson,
-  messageToCborNode,
-  messageToLotusJson,
-  messageToLotusJsonWithCid,
-} from './message.js';
-import {
-  type Signature,
-  type SignatureJson,
-  SignatureType,
-  signatureFromCborNode,
-  signatureFromLotusJson,
-  signatureToCborNode,
-  signatureToLotusJson,
-} from './signature.js';
+import { cidSchema, struct } from './field-kinds.js';
+import { type CidJson, cidToLotusJson } from './json.js';
+import { type MessageJson, messageCid, messageSchema, messageStruct, messageToLotusJsonWithCid } from './message.js';
+import { type SignatureJson, SignatureType, signatureKind, signatureToLotusJson } from './signature.js';
+import { declareStruct, type StructValue } from './struct.js';
 
-export interface SignedMessage {
-  readonly message: Message;
-  readonly signature: Signature;
-}
+export const signedMessageStruct = declareStruct('SignedMessage', [
+  { key: 'message', json: 'Message', kind: struct(messageStruct) },
+  { key: 'signature', json: 'Signature', kind: signatureKind },
+]);
+
+export type SignedMessage = StructValue<typeof signedMessageStruct>;
 
 export interface SignedMessageJson {
   Message: MessageJson;
@@ -41,25 +25,17 @@ export interface SignedMessageJson {
   CID: CidJson;
 }
 
-export function signedMessageToCborNode(signedMessage: SignedMessage): CborNode[] {
-  return [messageToCborNode(signedMessage.message), signatureToCborNode(signedMessage.signature)];
-}
+/** Lotus writes both CIDs, the message's and the chain CID, which the declaration cannot derive: output only. */
+export const signedMessageSchema = {
+  ...signedMessageStruct.schema,
+  properties: { Message: messageSchema, Signature: signatureKind.schema, CID: cidSchema },
+};
 
-export function signedMessageFromCborNode(node: CborNode, path = 'SignedMessage'): SignedMessage {
-  const [message, signature] = readTuple(node, path, 2);
-  return {
-    message: messageFromCborNode(message, `${path}.Message`),
-    signature: signatureFromCborNode(signature, `${path}.Signature`),
-  };
-}
-
-export function encodeSignedMessage(signedMessage: SignedMessage): Uint8Array {
-  return encodeCbor(signedMessageToCborNode(signedMessage));
-}
-
-export function decodeSignedMessage(bytes: Uint8Array): SignedMessage {
-  return signedMessageFromCborNode(decodeChainCbor(bytes, 'SignedMessage'));
-}
+export const signedMessageToCborNode = signedMessageStruct.toCborNode;
+export const signedMessageFromCborNode = signedMessageStruct.fromCborNode;
+export const encodeSignedMessage = signedMessageStruct.encode;
+export const decodeSignedMessage = signedMessageStruct.decode;
+export const signedMessageFromLotusJson = signedMessageStruct.fromLotusJson;
 
 /** The CID a message has on chain and in the mpool: the unsigned CID for BLS, else the signed one. */
 export function signedMessageCid(signedMessage: SignedMessage): CID {
@@ -68,11 +44,10 @@ export function signedMessageCid(signedMessage: SignedMessage): CID {
 }
 
 export function signedMessageToLotusJson(signedMessage: SignedMessage): SignedMessageJson {
-  return {
-    Message: messageToLotusJson(signedMessage.message),
-    Signature: signatureToLotusJson(signedMessage.signature),
-    CID: cidToLotusJson(signedMessageCid(signedMessage)),
-  };
+  const unsignedCid = messageCid(signedMessage.message);
+  const cid =
+    signedMessage.signature.type === SignatureType.BLS ? unsignedCid : cidOfCbor(encodeSignedMessage(signedMessage));
+  return signedMessageToLotusJsonWithCids(signedMessage, cid, unsignedCid);
 }
 
 /** `signedMessageToLotusJson` with both CIDs already known: the chain CID and the unsigned message's. */
@@ -85,13 +60,5 @@ export function signedMessageToLotusJsonWithCids(
     Message: messageToLotusJsonWithCid(signedMessage.message, unsignedCid),
     Signature: signatureToLotusJson(signedMessage.signature),
     CID: cidToLotusJson(cid),
-  };
-}
-
-export function signedMessageFromLotusJson(json: unknown, path = 'SignedMessage'): SignedMessage {
-  const object = readJsonObject(json, path);
-  return {
-    message: messageFromLotusJson(jsonField(object, 'Message'), `${path}.Message`),
-    signature: signatureFromLotusJson(jsonField(object, 'Signature'), `${path}.Signature`),
   };
 }

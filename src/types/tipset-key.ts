@@ -9,7 +9,9 @@ import { CborDecodeError, encodeCbor } from './cbor.js';
 import { readBytes } from './cbor-fields.js';
 import { type CborNode, decodeChainCbor } from './cbor-node.js';
 import { cidOfCbor, InvalidCidError } from './cid.js';
+import { cidSchema } from './field-kinds.js';
 import { type CidJson, cidToLotusJson, readJsonArray, readJsonCid } from './json.js';
+import type { FieldKind } from './struct.js';
 
 export class TipSetKey {
   /** The empty key: Lotus RPC methods read it as "the current head". */
@@ -101,3 +103,22 @@ export function tipSetKeyToLotusJson(key: TipSetKey): CidJson[] {
 export function tipSetKeyFromLotusJson(json: unknown, path = 'TipSetKey'): TipSetKey {
   return TipSetKey.fromCids(readJsonArray(json, path, readJsonCid));
 }
+
+export const tipSetKeySchema = {
+  title: 'TipSetKey',
+  type: ['array', 'null'],
+  items: cidSchema,
+  description: 'the CIDs of the blocks of a tipset; null or [] for the heaviest tipset',
+} as const;
+
+/**
+ * The key as a struct field, by hand: one byte string of concatenated binary CIDs in CBOR (Lotus
+ * chain/types/tipset_key.go), an array of CID links in JSON.
+ */
+export const tipSetKeyKind: FieldKind<TipSetKey, CidJson[]> = {
+  toCbor: tipSetKeyToCborNode,
+  fromCbor: tipSetKeyFromCborNode,
+  toJson: tipSetKeyToLotusJson,
+  fromJson: tipSetKeyFromLotusJson,
+  schema: tipSetKeySchema,
+};

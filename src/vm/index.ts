@@ -3,8 +3,9 @@
  * actors, charging gas by the FVM's price list, and produces receipts, execution traces and the
  * next base fee. Read-only views of actor state for other modules are in `queries.ts`.
  */
-export { accountStateCodec } from './actors/account.js';
-export { cronStateCodec, encodeCronConstructorParams } from './actors/cron.js';
+export { accountStateCodec, accountStateStruct } from './actors/account.js';
+export { type FilterEstimate, filterEstimateStruct } from './actors/cbor.js';
+export { cronStateCodec, cronStateStruct, encodeCronConstructorParams } from './actors/cron.js';
 export { initStateCodec } from './actors/init.js';
 export { encodePresealSetupParams, type PreSealedSector, type PresealSetupParams } from './actors/miner.js';
 export { createMinerDeposit, initialPledgeForPower, type PledgeInputs } from './actors/miner-monies.js';
@@ -18,8 +19,11 @@ export {
   decodeMinerInfo,
   type MinerInfo,
   type MinerState,
+  minerInfoStruct,
   minerStateCodec,
+  minerStateStruct,
   type SectorOnChainInfo,
+  sectorOnChainInfoStruct,
 } from './actors/miner-state.js';
 export {
   encodeMultisigConstructorParams,
@@ -29,14 +33,17 @@ export {
   type MultisigConstructorParams,
   type MultisigState,
   multisigStateCodec,
+  multisigStateStruct,
   proposalHashData,
+  transactionStruct,
 } from './actors/multisig.js';
 export { encodeParamsFromJson, ParamsJsonError } from './actors/params-json.js';
 export { type CreateMinerParams, encodeCreateMinerParams } from './actors/power.js';
-export { type Claim, type PowerState, powerStateCodec } from './actors/power-state.js';
+export { type Claim, claimStruct, type PowerState, powerStateCodec, powerStateStruct } from './actors/power-state.js';
 export { encodeAwardBlockRewardParams, PENALTY_MULTIPLIER } from './actors/reward.js';
-export { type RewardState, rewardStateCodec } from './actors/reward-state.js';
-export { systemStateCodec } from './actors/system.js';
+export { type RewardState, rewardStateCodec, rewardStateStruct } from './actors/reward-state.js';
+export { type SystemState, systemStateCodec, systemStateStruct } from './actors/system.js';
+export { type VestingFunds, vestingFundsStruct } from './actors/vesting-funds.js';
 export {
   applyTipset,
   awardBlockRewardMessage,
@@ -72,6 +79,6 @@ export { selectTipsetMessages, type TipsetBlockMessages } from './message-select
 export { verifySecpMessageSignatures } from './message-signatures.js';
 export * from './methods.js';
 export * from './queries.js';
-export type { Runtime, SendResult, StateCodec } from './runtime.js';
+export type { Mutable, Runtime, SendResult, StateCodec } from './runtime.js';
 export { type MessageApplication, Vm } from './vm.js';
 export type { VmContext } from './vm-context.js';

@@ -14,7 +14,7 @@ import {
   type MinerState,
   minerStateCodec,
   type SectorOnChainInfo,
-  sectorOnChainInfoFromCborNode,
+  sectorOnChainInfoStruct,
 } from './actors/miner-state.js';
 import {
   type Claim,
@@ -71,7 +71,7 @@ export function minerInfo(tree: StateTree, miner: Address): MinerInfo {
 /** The miner's sectors by number; all of them prove (there are no faults here). */
 export function minerSectors(tree: StateTree, miner: Address): SectorOnChainInfo[] {
   const sectors = Amt.load(tree.store, minerState(tree, miner).sectors);
-  return Array.from(sectors.values(), (value) => sectorOnChainInfoFromCborNode(value as CborNode));
+  return Array.from(sectors.values(), (value) => sectorOnChainInfoStruct.fromCborNode(value as CborNode));
 }
 
 export interface MinerPower {

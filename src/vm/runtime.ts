@@ -12,11 +12,17 @@ import type { ActorName } from '../state/index.js';
 import type { Address, Signature } from '../types/index.js';
 import type { ExitCode } from './exit-code.js';
 
-/** Encodes and decodes an actor's state object (its head block). */
+/**
+ * Encodes and decodes an actor's state object (its head block). A declared state struct
+ * (`declareStruct`, types/struct.ts) is one as it stands.
+ */
 export interface StateCodec<S> {
   decode(bytes: Uint8Array): S;
   encode(state: S): Uint8Array;
 }
+
+/** A declared struct's value with its fields writable: the state a method changes in a transaction. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What a send returned: the callee's exit code and return bytes, or the VM's refusal as a user code. */
 export interface SendResult {

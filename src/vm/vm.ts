@@ -91,6 +91,17 @@ interface CallOutcome {
   trace: ExecutionTrace | null;
 }
 
+/** The application of a message whose call ended with `outcome` (or was refused before it ran). */
+function application(outcome: CallOutcome, gasOutputs: GasOutputs, started: bigint): MessageApplication {
+  return {
+    receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed),
+    gasOutputs,
+    trace: outcome.trace,
+    error: outcome.error,
+    duration: process.hrtime.bigint() - started,
+  };
+}
+
 export class Vm {
   readonly tree: StateTree;
   readonly context: VmContext;
@@ -104,13 +115,8 @@ export class Vm {
     const started = process.hrtime.bigint();
     const { message } = chainMessage;
     const { baseFee } = this.context;
-    const refuse = (exitCode: ExitCode, error: string, penalty: bigint): MessageApplication => ({
-      receipt: receipt(exitCode, null, 0n),
-      gasOutputs: { ...NO_GAS_OUTPUTS, minerPenalty: penalty },
-      trace: this.context.tracing ? bareTrace(message, exitCode) : null,
-      error,
-      duration: process.hrtime.bigint() - started,
-    });
+    const refuse = (exitCode: ExitCode, error: string, penalty: bigint): MessageApplication =>
+      application(this.#refused(message, exitCode, error), { ...NO_GAS_OUTPUTS, minerPenalty: penalty }, started);
 
     try {
       validateMessageFields(message);
@@ -169,13 +175,7 @@ export class Vm {
     if (outputs.baseFeeBurn + outputs.overEstimationBurn + outputs.minerTip + outputs.refund !== gasCost) {
       throw new VmError(VmErrorCode.Fatal, 'gas handling math is wrong: the outputs do not sum to the gas cost');
     }
-    return {
-      receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed),
-      gasOutputs: outputs,
-      trace: outcome.trace,
-      error: outcome.error,
-      duration: process.hrtime.bigint() - started,
-    };
+    return application(outcome, outputs, started);
   }
 
   /** A message from a system actor: no nonce, fee or inclusion charge; it must name an existing sender. */
@@ -183,27 +183,20 @@ export class Vm {
     const started = process.hrtime.bigint();
     const senderId = this.tree.lookupId(message.from);
     if (senderId === undefined || this.tree.getActor(senderId) === undefined) {
-      return {
-        receipt: receipt(ExitCode.SysSenderInvalid, null, 0n),
-        gasOutputs: NO_GAS_OUTPUTS,
-        trace: this.context.tracing ? bareTrace(message, ExitCode.SysSenderInvalid) : null,
-        error: 'Sender invalid',
-        duration: process.hrtime.bigint() - started,
-      };
+      return application(this.#refused(message, ExitCode.SysSenderInvalid, 'Sender invalid'), NO_GAS_OUTPUTS, started);
     }
-    const outcome = this.#run(message, senderId, undefined);
-    return {
-      receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed),
-      gasOutputs: NO_GAS_OUTPUTS,
-      trace: outcome.trace,
-      error: outcome.error,
-      duration: process.hrtime.bigint() - started,
-    };
+    return application(this.#run(message, senderId, undefined), NO_GAS_OUTPUTS, started);
   }
 
   /** Writes the state tree and returns its root. */
   flush(): CID {
     return this.tree.flush();
+  }
+
+  /** A message refused before it ran: no gas used, and a bare trace when tracing. */
+  #refused(message: Message, exitCode: ExitCode, error: string): CallOutcome {
+    const trace = this.context.tracing ? bareTrace(message, exitCode) : null;
+    return { exitCode, returnData: null, gasUsed: 0n, error, trace };
   }
 
   #run(message: Message, senderId: bigint, inclusion: GasCharge | undefined): CallOutcome {

@@ -2,10 +2,6 @@
  * EthAccount: an f410 key's account, made from its placeholder when it first sends a message (the
  * FVM converts it; no constructor runs). Like accounts, it accepts exported methods as transfers.
  */
-import { type ActorImplementation, acceptExportedMethods } from './actor.js';
+import { acceptExportedMethods, defineActor } from './actor.js';
 
-export const ethAccountActor: ActorImplementation = {
-  type: 'ethaccount',
-  methods: new Map(),
-  fallback: acceptExportedMethods,
-};
+export const ethAccountActor = defineActor('ethaccount', {}, {}, acceptExportedMethods);

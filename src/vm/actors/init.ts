@@ -7,30 +7,35 @@ import { Hamt } from '../../ipld/index.js';
 import {
   type ActorName,
   actorNameOf,
-  decodeInitState,
   EAM_ACTOR_ID,
-  encodeInitState,
   FIRST_NON_SINGLETON_ID,
   type InitState,
+  initStateStruct,
   SYSTEM_ACTOR_ID,
 } from '../../state/index.js';
-import { Address } from '../../types/index.js';
+import { Address, declareStruct, kinds } from '../../types/index.js';
 import { ActorError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
 import { InitMethod, METHOD_CONSTRUCTOR } from '../methods.js';
-import type { Runtime, StateCodec } from '../runtime.js';
-import {
-  type ActorImplementation,
-  decodeParams,
-  encodeReturn,
-  extractSendResult,
-  type MethodHandler,
-} from './actor.js';
-import { readBytes, readCid, readText, readTuple } from './cbor.js';
+import type { Mutable, Runtime, StateCodec } from '../runtime.js';
+import { decodeParams, defineActor, extractSendResult } from './actor.js';
+import { execParams, execReturn } from './method-params.js';
 
-type MutableInitState = { -readonly [K in keyof InitState]: InitState[K] };
+type MutableInitState = Mutable<InitState>;
 
-export const initStateCodec: StateCodec<MutableInitState> = { decode: decodeInitState, encode: encodeInitState };
+/** builtin-actors `ConstructorParams`. */
+const initConstructorParams = declareStruct('InitConstructorParams', [
+  { key: 'networkName', json: 'NetworkName', kind: kinds.text },
+]);
+
+/** builtin-actors `Exec4Params`: Exec's, plus the f4 subaddress under the calling address manager. */
+const exec4Params = declareStruct('Exec4Params', [
+  { key: 'code', json: 'CodeCID', kind: kinds.cid },
+  { key: 'constructorParams', json: 'ConstructorParams', kind: kinds.bytes },
+  { key: 'subaddress', json: 'SubAddress', kind: kinds.bytes },
+]);
+
+export const initStateCodec: StateCodec<MutableInitState> = initStateStruct;
 
 /**
  * builtin-actors `State::map_addresses_to_id`: a new ID for `robust` (or, with a delegated address,
@@ -72,17 +77,11 @@ function constructActor(rt: Runtime, id: bigint, constructorParams: Uint8Array, 
     rt.send(Address.newId(id), METHOD_CONSTRUCTOR, constructorParams, rt.valueReceived),
     'constructor failed',
   );
-  return encodeReturn([Address.newId(id).bytes, robust.bytes]);
+  return execReturn.encode({ idAddress: Address.newId(id), robustAddress: robust });
 }
 
 function exec(rt: Runtime, params: Uint8Array | null): Uint8Array {
-  const { code, constructorParams } = decodeParams(params, 'ExecParams', (node, path) => {
-    const [code, constructorParams] = readTuple(node, path, 2);
-    return {
-      code: readCid(code, `${path}.CodeCID`),
-      constructorParams: readBytes(constructorParams, `${path}.ConstructorParams`),
-    };
-  });
+  const { code, constructorParams } = decodeParams(params, execParams);
   rt.validateImmediateCallerAcceptAny();
   const callerType = rt.getActorType(rt.caller);
   const execType = actorNameOf(code);
@@ -97,14 +96,7 @@ function exec(rt: Runtime, params: Uint8Array | null): Uint8Array {
 }
 
 function exec4(rt: Runtime, params: Uint8Array | null): Uint8Array {
-  const { code, constructorParams, subaddress } = decodeParams(params, 'Exec4Params', (node, path) => {
-    const [code, constructorParams, subaddress] = readTuple(node, path, 3);
-    return {
-      code: readCid(code, `${path}.CodeCID`),
-      constructorParams: readBytes(constructorParams, `${path}.ConstructorParams`),
-      subaddress: readBytes(subaddress, `${path}.SubAddress`),
-    };
-  });
+  const { code, constructorParams, subaddress } = decodeParams(params, exec4Params);
   rt.validateImmediateCallerIs(EAM_ACTOR_ID);
   let delegated: Address;
   try {
@@ -127,22 +119,14 @@ function exec4(rt: Runtime, params: Uint8Array | null): Uint8Array {
   return constructActor(rt, id, constructorParams, robust);
 }
 
-export const initActor: ActorImplementation = {
-  type: 'init',
-  methods: new Map<bigint, MethodHandler>([
-    [
-      METHOD_CONSTRUCTOR,
-      (rt, params) => {
-        const networkName = decodeParams(params, 'InitConstructorParams', (node, path) =>
-          readText(readTuple(node, path, 1)[0], `${path}.NetworkName`),
-        );
-        rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
-        const addressMap = Hamt.create(rt.store).flush();
-        rt.createState(initStateCodec, { addressMap, nextId: FIRST_NON_SINGLETON_ID, networkName });
-        return null;
-      },
-    ],
-    [InitMethod.Exec, exec],
-    [InitMethod.Exec4, exec4],
-  ]),
-};
+export const initActor = defineActor('init', InitMethod, {
+  Constructor: (rt, params) => {
+    const { networkName } = decodeParams(params, initConstructorParams);
+    rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
+    const addressMap = Hamt.create(rt.store).flush();
+    rt.createState(initStateCodec, { addressMap, nextId: FIRST_NON_SINGLETON_ID, networkName });
+    return null;
+  },
+  Exec: exec,
+  Exec4: exec4,
+});

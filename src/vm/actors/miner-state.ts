@@ -8,207 +8,140 @@
  * those serve window PoSt, faults, pre-commit/prove-commit and terminations, which this node does
  * not implement, so they are absent rather than kept empty. Every sector is in the proving set.
  */
-import type { CID } from 'multiformats/cid';
 import { CborDecodeError } from '../../types/cbor.js';
-import { decodeChainCbor } from '../../types/cbor-node.js';
-import { type Address, encodeCbor } from '../../types/index.js';
-import type { StateCodec } from '../runtime.js';
 import {
-  bigInt,
-  type CborNode,
-  readAddress,
-  readArray,
-  readBigInt,
-  readBytes,
-  readCid,
-  readInt64,
-  readTuple,
-  readUint64,
-} from './cbor.js';
-import { readVestingFunds, type VestingFunds, vestingFundsToCborNode } from './vesting-funds.js';
+  addressKind,
+  declareStruct,
+  type FieldKind,
+  JsonDecodeError,
+  kinds,
+  type StructValue,
+} from '../../types/index.js';
+import type { Mutable, StateCodec } from '../runtime.js';
+import { addressListKind, bytesListKind } from './cbor.js';
+import { vestingFundsKind } from './vesting-funds.js';
 
 /** The sectors AMT's bit width (builtin-actors SECTORS_AMT_BITWIDTH). */
 export const SECTORS_AMT_BITWIDTH = 5;
 
-export interface WorkerKeyChange {
-  readonly newWorker: Address;
-  readonly effectiveAt: bigint;
-}
+/** builtin-actors `WorkerKeyChange`. */
+export const workerKeyChangeStruct = declareStruct('WorkerKeyChange', [
+  { key: 'newWorker', json: 'NewWorker', kind: addressKind },
+  { key: 'effectiveAt', json: 'EffectiveAt', kind: kinds.int64, description: 'epoch' },
+]);
 
-export interface BeneficiaryTerm {
-  readonly quota: bigint;
-  readonly usedQuota: bigint;
-  readonly expiration: bigint;
-}
+/** builtin-actors `BeneficiaryTerm`. */
+export const beneficiaryTermStruct = declareStruct('BeneficiaryTerm', [
+  { key: 'quota', json: 'Quota', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'usedQuota', json: 'UsedQuota', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'expiration', json: 'Expiration', kind: kinds.int64, description: 'epoch' },
+]);
 
-/** builtin-actors `MinerInfo` (14 fields). Addresses are ID addresses. */
-export interface MinerInfo {
-  owner: Address;
-  worker: Address;
-  controlAddresses: Address[];
-  pendingWorkerKey: WorkerKeyChange | null;
-  peerId: Uint8Array;
-  multiaddrs: Uint8Array[];
-  windowPoStProofType: bigint;
-  sectorSize: bigint;
-  windowPoStPartitionSectors: bigint;
-  consensusFaultElapsed: bigint;
-  pendingOwnerAddress: Address | null;
-  beneficiary: Address;
-  beneficiaryTerm: BeneficiaryTerm;
-  /** Always null: beneficiary changes are not implemented. Kept for the tuple's shape. */
-  pendingBeneficiaryTerm: null;
-}
+/**
+ * Always null: beneficiary changes are not implemented, so a pending term (builtin-actors
+ * `PendingBeneficiaryChange`) is refused on input rather than half-understood. Kept for the tuple's shape.
+ */
+const noPendingBeneficiaryTerm: FieldKind<null, null> = {
+  toCbor: () => null,
+  fromCbor: (node, path) => {
+    if (node !== null) throw new CborDecodeError(`${path}: beneficiary changes are not supported`);
+    return null;
+  },
+  toJson: () => null,
+  fromJson: (json, path) => {
+    if (json !== undefined && json !== null)
+      throw new JsonDecodeError(`${path}: beneficiary changes are not supported`);
+    return null;
+  },
+  schema: { type: 'null' },
+};
 
-function readNullableAddress(node: CborNode, path: string): Address | null {
-  return node === null ? null : readAddress(node, path);
-}
+/**
+ * builtin-actors `actors/miner/src/types.rs` `MinerInfo` (14 fields; JSON names as go-state-types
+ * `builtin/v16/miner` `MinerInfo`). Addresses are ID addresses.
+ */
+export const minerInfoStruct = declareStruct('MinerInfo', [
+  { key: 'owner', json: 'Owner', kind: addressKind },
+  { key: 'worker', json: 'Worker', kind: addressKind },
+  { key: 'controlAddresses', json: 'ControlAddresses', kind: addressListKind },
+  { key: 'pendingWorkerKey', json: 'PendingWorkerKey', kind: kinds.nullable(workerKeyChangeStruct.kind) },
+  { key: 'peerId', json: 'PeerId', kind: kinds.bytes },
+  { key: 'multiaddrs', json: 'Multiaddrs', kind: bytesListKind },
+  { key: 'windowPoStProofType', json: 'WindowPoStProofType', kind: kinds.int64 },
+  { key: 'sectorSize', json: 'SectorSize', kind: kinds.uint64, description: 'bytes' },
+  { key: 'windowPoStPartitionSectors', json: 'WindowPoStPartitionSectors', kind: kinds.uint64 },
+  { key: 'consensusFaultElapsed', json: 'ConsensusFaultElapsed', kind: kinds.int64, description: 'epoch' },
+  { key: 'pendingOwnerAddress', json: 'PendingOwnerAddress', kind: kinds.nullable(addressKind) },
+  { key: 'beneficiary', json: 'Beneficiary', kind: addressKind },
+  { key: 'beneficiaryTerm', json: 'BeneficiaryTerm', kind: beneficiaryTermStruct.kind },
+  { key: 'pendingBeneficiaryTerm', json: 'PendingBeneficiaryTerm', kind: noPendingBeneficiaryTerm },
+]);
+export type MinerInfo = Mutable<StructValue<typeof minerInfoStruct>>;
 
-export function encodeMinerInfo(info: MinerInfo): Uint8Array {
-  return encodeCbor([
-    info.owner.bytes,
-    info.worker.bytes,
-    info.controlAddresses.map((a) => a.bytes),
-    info.pendingWorkerKey === null ? null : [info.pendingWorkerKey.newWorker.bytes, info.pendingWorkerKey.effectiveAt],
-    info.peerId,
-    info.multiaddrs,
-    info.windowPoStProofType,
-    info.sectorSize,
-    info.windowPoStPartitionSectors,
-    info.consensusFaultElapsed,
-    info.pendingOwnerAddress?.bytes ?? null,
-    info.beneficiary.bytes,
-    [bigInt(info.beneficiaryTerm.quota), bigInt(info.beneficiaryTerm.usedQuota), info.beneficiaryTerm.expiration],
-    null,
-  ]);
-}
+export const decodeMinerInfo: (bytes: Uint8Array) => MinerInfo = minerInfoStruct.decode;
 
-export function decodeMinerInfo(bytes: Uint8Array): MinerInfo {
-  const p = 'MinerInfo';
-  const f = readTuple(decodeChainCbor(bytes, p), p, 14);
-  const pending = f[3] === null ? null : readTuple(f[3], `${p}.PendingWorkerKey`, 2);
-  const term = readTuple(f[12], `${p}.BeneficiaryTerm`, 3);
-  if (f[13] !== null) throw new CborDecodeError(`${p}.PendingBeneficiaryTerm: beneficiary changes are not supported`);
-  return {
-    owner: readAddress(f[0], `${p}.Owner`),
-    worker: readAddress(f[1], `${p}.Worker`),
-    controlAddresses: readArray(f[2], `${p}.ControlAddresses`, readAddress),
-    pendingWorkerKey:
-      pending === null
-        ? null
-        : {
-            newWorker: readAddress(pending[0], `${p}.PendingWorkerKey.NewWorker`),
-            effectiveAt: readInt64(pending[1], `${p}.PendingWorkerKey.EffectiveAt`),
-          },
-    peerId: readBytes(f[4], `${p}.PeerId`),
-    multiaddrs: readArray(f[5], `${p}.Multiaddrs`, readBytes),
-    windowPoStProofType: readInt64(f[6], `${p}.WindowPoStProofType`),
-    sectorSize: readUint64(f[7], `${p}.SectorSize`),
-    windowPoStPartitionSectors: readUint64(f[8], `${p}.WindowPoStPartitionSectors`),
-    consensusFaultElapsed: readInt64(f[9], `${p}.ConsensusFaultElapsed`),
-    pendingOwnerAddress: readNullableAddress(f[10], `${p}.PendingOwnerAddress`),
-    beneficiary: readAddress(f[11], `${p}.Beneficiary`),
-    beneficiaryTerm: {
-      quota: readBigInt(term[0], `${p}.BeneficiaryTerm.Quota`),
-      usedQuota: readBigInt(term[1], `${p}.BeneficiaryTerm.UsedQuota`),
-      expiration: readInt64(term[2], `${p}.BeneficiaryTerm.Expiration`),
-    },
-    pendingBeneficiaryTerm: null,
-  };
-}
+/** An empty list, written where builtin-actors has a field this node never fills (a sector's deal IDs). */
+const emptyList: FieldKind<void, null> = {
+  toCbor: () => [],
+  fromCbor: () => undefined,
+  toJson: () => null,
+  fromJson: () => undefined,
+  schema: { type: ['array', 'null'], maxItems: 0 },
+};
 
-/** builtin-actors `SectorOnChainInfo` as new sectors are written since FIP-0100 (16 fields). */
-export interface SectorOnChainInfo {
-  readonly sectorNumber: bigint;
-  readonly sealProof: bigint;
-  readonly sealedCid: CID;
-  readonly activation: bigint;
-  readonly expiration: bigint;
-  readonly dealWeight: bigint;
-  readonly verifiedDealWeight: bigint;
-  readonly initialPledge: bigint;
-  readonly powerBaseEpoch: bigint;
-  readonly flags: bigint;
-  readonly dailyFee: bigint;
-}
+/** A null, written where builtin-actors has an optional field this node never fills. */
+const alwaysNull: FieldKind<void, null> = {
+  toCbor: () => null,
+  fromCbor: () => undefined,
+  toJson: () => null,
+  fromJson: () => undefined,
+  schema: { type: 'null' },
+};
+
+/**
+ * builtin-actors `SectorOnChainInfo` as new sectors are written since FIP-0100 (16 fields; JSON
+ * names as go-state-types `builtin/v16/miner`). DealIDs, ExpectedDayReward, ExpectedStoragePledge,
+ * ReplacedDayReward and SectorKeyCID are written empty (no deals, no upgrades here) and not read.
+ */
+export const sectorOnChainInfoStruct = declareStruct('SectorOnChainInfo', [
+  { key: 'sectorNumber', json: 'SectorNumber', kind: kinds.uint64 },
+  { key: 'sealProof', json: 'SealProof', kind: kinds.int64 },
+  { key: 'sealedCid', json: 'SealedCID', kind: kinds.cid },
+  { json: 'DealIDs', kind: emptyList },
+  { key: 'activation', json: 'Activation', kind: kinds.int64, description: 'epoch' },
+  { key: 'expiration', json: 'Expiration', kind: kinds.int64, description: 'epoch' },
+  { key: 'dealWeight', json: 'DealWeight', kind: kinds.bigInt, description: 'byte-epochs' },
+  { key: 'verifiedDealWeight', json: 'VerifiedDealWeight', kind: kinds.bigInt, description: 'byte-epochs' },
+  { key: 'initialPledge', json: 'InitialPledge', kind: kinds.bigInt, description: 'attoFIL' },
+  { json: 'ExpectedDayReward', kind: alwaysNull },
+  { json: 'ExpectedStoragePledge', kind: alwaysNull },
+  { key: 'powerBaseEpoch', json: 'PowerBaseEpoch', kind: kinds.int64, description: 'epoch' },
+  { json: 'ReplacedDayReward', kind: alwaysNull },
+  { json: 'SectorKeyCID', kind: alwaysNull },
+  { key: 'flags', json: 'Flags', kind: kinds.uint64 },
+  { key: 'dailyFee', json: 'DailyFee', kind: kinds.bigInt, description: 'attoFIL' },
+]);
+export type SectorOnChainInfo = StructValue<typeof sectorOnChainInfoStruct>;
 
 /** SectorOnChainInfoFlags::SIMPLE_QA_POWER (FIP-0045). */
 export const SECTOR_FLAG_SIMPLE_QA_POWER = 1n;
 
-export function sectorOnChainInfoToCborNode(sector: SectorOnChainInfo): CborNode[] {
-  return [
-    sector.sectorNumber,
-    sector.sealProof,
-    sector.sealedCid,
-    [],
-    sector.activation,
-    sector.expiration,
-    bigInt(sector.dealWeight),
-    bigInt(sector.verifiedDealWeight),
-    bigInt(sector.initialPledge),
-    null,
-    null,
-    sector.powerBaseEpoch,
-    null,
-    null,
-    sector.flags,
-    bigInt(sector.dailyFee),
-  ];
-}
+/**
+ * The miner state: ledger-node's own tuple (see the header), in the JSON style of the others.
+ * Sectors: AMT (bit width 5) of SectorOnChainInfo by sector number.
+ */
+export const minerStateStruct = declareStruct('MinerState', [
+  { key: 'info', json: 'Info', kind: kinds.cid },
+  { key: 'lockedFunds', json: 'LockedFunds', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'vestingFunds', json: 'VestingFunds', kind: vestingFundsKind },
+  { key: 'feeDebt', json: 'FeeDebt', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'initialPledge', json: 'InitialPledge', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'sectors', json: 'Sectors', kind: kinds.cid },
+  { key: 'provingPeriodStart', json: 'ProvingPeriodStart', kind: kinds.int64, description: 'epoch' },
+]);
+export type MinerState = Mutable<StructValue<typeof minerStateStruct>>;
 
-export function sectorOnChainInfoFromCborNode(node: CborNode, path = 'SectorOnChainInfo'): SectorOnChainInfo {
-  const f = readTuple(node, path, 16);
-  return {
-    sectorNumber: readUint64(f[0], `${path}.SectorNumber`),
-    sealProof: readInt64(f[1], `${path}.SealProof`),
-    sealedCid: readCid(f[2], `${path}.SealedCID`),
-    activation: readInt64(f[4], `${path}.Activation`),
-    expiration: readInt64(f[5], `${path}.Expiration`),
-    dealWeight: readBigInt(f[6], `${path}.DealWeight`),
-    verifiedDealWeight: readBigInt(f[7], `${path}.VerifiedDealWeight`),
-    initialPledge: readBigInt(f[8], `${path}.InitialPledge`),
-    powerBaseEpoch: readInt64(f[11], `${path}.PowerBaseEpoch`),
-    flags: readUint64(f[14], `${path}.Flags`),
-    dailyFee: readBigInt(f[15], `${path}.DailyFee`),
-  };
-}
-
-export interface MinerState {
-  info: CID;
-  lockedFunds: bigint;
-  vestingFunds: VestingFunds;
-  feeDebt: bigint;
-  initialPledge: bigint;
-  /** AMT (bit width 5) of SectorOnChainInfo by sector number. */
-  sectors: CID;
-  provingPeriodStart: bigint;
-}
-
-export const minerStateCodec: StateCodec<MinerState> = {
-  decode(bytes) {
-    const p = 'MinerState';
-    const f = readTuple(decodeChainCbor(bytes, p), p, 7);
-    return {
-      info: readCid(f[0], `${p}.Info`),
-      lockedFunds: readBigInt(f[1], `${p}.LockedFunds`),
-      vestingFunds: readVestingFunds(f[2], `${p}.VestingFunds`),
-      feeDebt: readBigInt(f[3], `${p}.FeeDebt`),
-      initialPledge: readBigInt(f[4], `${p}.InitialPledge`),
-      sectors: readCid(f[5], `${p}.Sectors`),
-      provingPeriodStart: readInt64(f[6], `${p}.ProvingPeriodStart`),
-    };
-  },
-  encode: (s) =>
-    encodeCbor([
-      s.info,
-      bigInt(s.lockedFunds),
-      vestingFundsToCborNode(s.vestingFunds),
-      bigInt(s.feeDebt),
-      bigInt(s.initialPledge),
-      s.sectors,
-      s.provingPeriodStart,
-    ]),
-};
+export const minerStateCodec: StateCodec<MinerState> = minerStateStruct;
 
 /** Balance not locked in vesting or pledge (builtin-actors `get_unlocked_balance`). */
 export function unlockedBalance(state: MinerState, balance: bigint): bigint {

@@ -5,7 +5,6 @@
  * worker key changes. Window PoSt, faults, terminations and sealing new sectors are out of scope;
  * see `miner-state.ts` for the state this leaves.
  */
-import type { CID } from 'multiformats/cid';
 import { Amt, getBlock } from '../../ipld/index.js';
 import {
   BURNT_FUNDS_ACTOR_ID,
@@ -15,33 +14,28 @@ import {
   STORAGE_POWER_ACTOR_ID,
   SYSTEM_ACTOR_ID,
 } from '../../state/index.js';
-import { Address, AddressProtocol, encodeCbor } from '../../types/index.js';
+import {
+  Address,
+  AddressProtocol,
+  addressKind,
+  declareStruct,
+  encodeCbor,
+  kinds,
+  type StructValue,
+} from '../../types/index.js';
 import { ExitCode } from '../exit-code.js';
-import { AccountMethod, METHOD_CONSTRUCTOR, METHOD_SEND, MinerMethod, PowerMethod, RewardMethod } from '../methods.js';
+import { AccountMethod, METHOD_SEND, MinerMethod, PowerMethod, RewardMethod } from '../methods.js';
 import type { Runtime } from '../runtime.js';
-import {
-  type ActorImplementation,
-  decodeParams,
-  encodeReturn,
-  extractSendResult,
-  type MethodHandler,
-} from './actor.js';
-import {
-  bigInt,
-  type CborNode,
-  type FilterEstimate,
-  readAddress,
-  readArray,
-  readBigInt,
-  readBool,
-  readBytes,
-  readCid,
-  readFilterEstimate,
-  readInt64,
-  readTuple,
-  readUint64,
-} from './cbor.js';
+import { callForReturn, decodeParams, defineActor, encodeReturn, extractSendResult } from './actor.js';
+import { addressListKind, bigInt, filterEstimateStruct } from './cbor.js';
 import { bigMin } from './math.js';
+import {
+  applyRewardParams,
+  currentTotalPowerReturn,
+  minerConstructorParams,
+  thisEpochRewardReturn,
+  updateClaimedPowerParams,
+} from './method-params.js';
 import {
   createMinerDeposit,
   dailyProofFee,
@@ -66,14 +60,14 @@ import {
   availableBalance,
   balanceInvariantViolation,
   decodeMinerInfo,
-  encodeMinerInfo,
   type MinerInfo,
   type MinerState,
+  minerInfoStruct,
   minerStateCodec,
   SECTOR_FLAG_SIMPLE_QA_POWER,
   SECTORS_AMT_BITWIDTH,
   type SectorOnChainInfo,
-  sectorOnChainInfoToCborNode,
+  sectorOnChainInfoStruct,
   unlockedBalance,
 } from './miner-state.js';
 import { addLockedFunds, unlockVestedAndUnvestedFunds, unlockVestedFunds } from './vesting-funds.js';
@@ -81,56 +75,52 @@ import { addLockedFunds, unlockVestedAndUnvestedFunds, unlockVestedFunds } from 
 /** The miner's balance no longer covers what it has locked (builtin-actors ERR_BALANCE_INVARIANTS_BROKEN). */
 const ERR_BALANCE_INVARIANTS_BROKEN = 1000;
 
-/** A pre-sealed sector as genesis hands it to `InternalSectorSetupForPreseal`. */
-export interface PreSealedSector {
-  readonly sectorNumber: bigint;
-  readonly sealProof: bigint;
-  readonly sealedCid: CID;
-  readonly expiration: bigint;
-  /** Whether the sector's data counts as verified deals (Lotus genesis marks pre-seal deals verified). */
-  readonly verifiedDeal: boolean;
-}
-
-export interface PresealSetupParams {
-  readonly sectors: readonly PreSealedSector[];
-  readonly rewardSmoothed: FilterEstimate;
-  readonly rewardBaselinePower: bigint;
-  readonly qualityAdjPowerSmoothed: FilterEstimate;
-}
+/**
+ * A pre-sealed sector as genesis hands it to `InternalSectorSetupForPreseal`; `verifiedDeal`: whether
+ * its data counts as verified deals (Lotus genesis marks pre-seal deals verified).
+ */
+const preSealedSectorStruct = declareStruct('PreSealedSector', [
+  { key: 'sectorNumber', json: 'SectorNumber', kind: kinds.uint64 },
+  { key: 'sealProof', json: 'SealProof', kind: kinds.int64 },
+  { key: 'sealedCid', json: 'SealedCID', kind: kinds.cid },
+  { key: 'expiration', json: 'Expiration', kind: kinds.int64, description: 'epoch' },
+  { key: 'verifiedDeal', json: 'VerifiedDeal', kind: kinds.bool },
+]);
+export type PreSealedSector = StructValue<typeof preSealedSectorStruct>;
 
 /**
  * Our `InternalSectorSetupForPreseal` (method 17) params. builtin-actors' version lists sector
- * numbers of pre-commits; with no pre-commit step here, it carries the sectors themselves:
- * `[[[SectorNumber, SealProof, SealedCID, Expiration, VerifiedDeal]…], RewardSmoothed,
- * RewardBaselinePower, QualityAdjPowerSmoothed]`.
+ * numbers of pre-commits; with no pre-commit step here, it carries the sectors themselves.
  */
-export function encodePresealSetupParams(params: PresealSetupParams): Uint8Array {
-  return encodeCbor([
-    params.sectors.map((s) => [s.sectorNumber, s.sealProof, s.sealedCid, s.expiration, s.verifiedDeal]),
-    [bigInt(params.rewardSmoothed.position), bigInt(params.rewardSmoothed.velocity)],
-    bigInt(params.rewardBaselinePower),
-    [bigInt(params.qualityAdjPowerSmoothed.position), bigInt(params.qualityAdjPowerSmoothed.velocity)],
-  ]);
-}
+const presealSetupParams = declareStruct('InternalSectorSetupForPresealParams', [
+  { key: 'sectors', json: 'Sectors', kind: kinds.array(preSealedSectorStruct.kind) },
+  { key: 'rewardSmoothed', json: 'RewardSmoothed', kind: filterEstimateStruct.kind },
+  { key: 'rewardBaselinePower', json: 'RewardBaselinePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'qualityAdjPowerSmoothed', json: 'QualityAdjPowerSmoothed', kind: filterEstimateStruct.kind },
+]);
+export type PresealSetupParams = StructValue<typeof presealSetupParams>;
+export const encodePresealSetupParams = presealSetupParams.encode;
 
-function readPresealSetupParams(node: CborNode, path: string): PresealSetupParams {
-  const [sectors, rewardSmoothed, baseline, qaSmoothed] = readTuple(node, path, 4);
-  return {
-    sectors: readArray(sectors, `${path}.Sectors`, (sector, at) => {
-      const [number, proof, sealed, expiration, verified] = readTuple(sector, at, 5);
-      return {
-        sectorNumber: readUint64(number, `${at}.SectorNumber`),
-        sealProof: readInt64(proof, `${at}.SealProof`),
-        sealedCid: readCid(sealed, `${at}.SealedCID`),
-        expiration: readInt64(expiration, `${at}.Expiration`),
-        verifiedDeal: readBool(verified, `${at}.VerifiedDeal`),
-      };
-    }),
-    rewardSmoothed: readFilterEstimate(rewardSmoothed, `${path}.RewardSmoothed`),
-    rewardBaselinePower: readBigInt(baseline, `${path}.RewardBaselinePower`),
-    qualityAdjPowerSmoothed: readFilterEstimate(qaSmoothed, `${path}.QualityAdjPowerSmoothed`),
-  };
-}
+/** The account actor's PubkeyAddress return: a bare address. */
+const pubkeyAddressReturn = { name: 'PubkeyAddressReturn', fromCborNode: addressKind.fromCbor };
+
+/** builtin-actors `GetControlAddressesReturn`. */
+const controlAddressesReturn = declareStruct('GetControlAddressesReturn', [
+  { key: 'owner', json: 'Owner', kind: addressKind },
+  { key: 'worker', json: 'Worker', kind: addressKind },
+  { key: 'controlAddresses', json: 'ControlAddrs', kind: addressListKind },
+]);
+
+/** builtin-actors `ChangeWorkerAddressParams`. */
+export const changeWorkerAddressParams = declareStruct('ChangeWorkerAddressParams', [
+  { key: 'newWorker', json: 'NewWorker', kind: addressKind },
+  { key: 'newControlAddresses', json: 'NewControlAddrs', kind: addressListKind },
+]);
+
+/** builtin-actors `WithdrawBalanceParams`. */
+export const withdrawBalanceParams = declareStruct('WithdrawBalanceParams', [
+  { key: 'amountRequested', json: 'AmountRequested', kind: kinds.bigInt, description: 'attoFIL' },
+]);
 
 function minerInfo(rt: Runtime, state: MinerState): MinerInfo {
   return decodeMinerInfo(getBlock(rt.store, state.info, 'miner info'));
@@ -161,11 +151,7 @@ function resolveWorkerAddress(rt: Runtime, raw: Address): bigint {
   const type = rt.getActorType(id);
   if (type !== 'account') rt.abort(ExitCode.UsrIllegalArgument, `worker actor type must be an account, was ${type}`);
   if (raw.protocol !== AddressProtocol.BLS) {
-    const returned = extractSendResult(
-      rt.send(Address.newId(id), AccountMethod.PubkeyAddress, null, 0n),
-      'PubkeyAddress',
-    );
-    const key = decodeParams(returned, 'PubkeyAddressReturn', readAddress);
+    const key = callForReturn(rt, id, AccountMethod.PubkeyAddress, pubkeyAddressReturn, 'PubkeyAddress');
     if (key.protocol !== AddressProtocol.BLS) {
       rt.abort(ExitCode.UsrIllegalArgument, `worker account f0${id} must have BLS pubkey, was ${key.protocol}`);
     }
@@ -206,38 +192,24 @@ function checkPeerInfo(rt: Runtime, peerId: Uint8Array, multiaddrs: readonly Uin
 
 /** The reward and power actors' current estimates, for pledge calculations. */
 function currentPledgeInputs(rt: Runtime): PledgeInputs {
-  const reward = decodeParams(
-    extractSendResult(
-      rt.send(Address.newId(REWARD_ACTOR_ID), RewardMethod.ThisEpochReward, null, 0n),
-      'failed to check epoch reward',
-    ),
-    'ThisEpochRewardReturn',
-    (node, path) => {
-      const [smoothed, baseline] = readTuple(node, path, 2);
-      return {
-        rewardEstimate: readFilterEstimate(smoothed, `${path}.ThisEpochRewardSmoothed`),
-        baselinePower: readBigInt(baseline, `${path}.ThisEpochBaselinePower`),
-      };
-    },
+  const reward = callForReturn(
+    rt,
+    REWARD_ACTOR_ID,
+    RewardMethod.ThisEpochReward,
+    thisEpochRewardReturn,
+    'failed to check epoch reward',
   );
-  const power = decodeParams(
-    extractSendResult(
-      rt.send(Address.newId(STORAGE_POWER_ACTOR_ID), PowerMethod.CurrentTotalPower, null, 0n),
-      'failed to check current power',
-    ),
-    'CurrentTotalPowerReturn',
-    (node, path) => {
-      const f = readTuple(node, path, 6);
-      return {
-        networkQaPowerEstimate: readFilterEstimate(f[3], `${path}.QualityAdjPowerSmoothed`),
-        rampStartEpoch: readInt64(f[4], `${path}.RampStartEpoch`),
-        rampDurationEpochs: readUint64(f[5], `${path}.RampDurationEpochs`),
-      };
-    },
+  const power = callForReturn(
+    rt,
+    STORAGE_POWER_ACTOR_ID,
+    PowerMethod.CurrentTotalPower,
+    currentTotalPowerReturn,
+    'failed to check current power',
   );
   return {
-    ...reward,
-    networkQaPowerEstimate: power.networkQaPowerEstimate,
+    rewardEstimate: reward.thisEpochRewardSmoothed,
+    baselinePower: reward.thisEpochBaselinePower,
+    networkQaPowerEstimate: power.qualityAdjPowerSmoothed,
     circulatingSupply: rt.totalFilCirculatingSupply(),
     epochsSinceRampStart: rt.epoch - power.rampStartEpoch,
     rampDurationEpochs: power.rampDurationEpochs,
@@ -245,17 +217,7 @@ function currentPledgeInputs(rt: Runtime): PledgeInputs {
 }
 
 function construct(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'MinerConstructorParams', (node, path) => {
-    const [owner, worker, control, proof, peer, multiaddrs] = readTuple(node, path, 6);
-    return {
-      owner: readAddress(owner, `${path}.Owner`),
-      worker: readAddress(worker, `${path}.Worker`),
-      controlAddresses: readArray(control, `${path}.ControlAddresses`, readAddress),
-      windowPoStProofType: readInt64(proof, `${path}.WindowPoStProofType`),
-      peerId: readBytes(peer, `${path}.PeerId`),
-      multiaddrs: readArray(multiaddrs, `${path}.MultiAddresses`, readBytes),
-    };
-  });
+  const p = decodeParams(params, minerConstructorParams);
   rt.validateImmediateCallerIs(INIT_ACTOR_ID);
   checkPeerInfo(rt, p.peerId, p.multiaddrs);
   const proof = Number(p.windowPoStProofType);
@@ -302,7 +264,7 @@ function construct(rt: Runtime, params: Uint8Array | null): null {
     pendingBeneficiaryTerm: null,
   };
   const state: MinerState = {
-    info: putCborBytes(rt.store, encodeMinerInfo(info)),
+    info: putCborBytes(rt.store, minerInfoStruct.encode(info)),
     lockedFunds: 0n,
     vestingFunds: null,
     feeDebt: 0n,
@@ -333,17 +295,11 @@ function lockFunds(rt: Runtime, state: MinerState, amount: bigint): bigint {
 function controlAddresses(rt: Runtime): Uint8Array {
   rt.validateImmediateCallerAcceptAny();
   const info = minerInfo(rt, rt.state(minerStateCodec));
-  return encodeReturn([info.owner.bytes, info.worker.bytes, info.controlAddresses.map((a) => a.bytes)]);
+  return controlAddressesReturn.encode(info);
 }
 
 function changeWorkerAddress(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'ChangeWorkerAddressParams', (node, path) => {
-    const [worker, control] = readTuple(node, path, 2);
-    return {
-      newWorker: readAddress(worker, `${path}.NewWorker`),
-      newControlAddresses: readArray(control, `${path}.NewControlAddresses`, readAddress),
-    };
-  });
+  const p = decodeParams(params, changeWorkerAddressParams);
   const newWorker = Address.newId(resolveWorkerAddress(rt, p.newWorker));
   const control = resolveControlAddresses(rt, p.newControlAddresses);
   rt.transaction(minerStateCodec, (state) => {
@@ -353,7 +309,7 @@ function changeWorkerAddress(rt: Runtime, params: Uint8Array | null): null {
     if (!newWorker.equals(info.worker) && info.pendingWorkerKey === null) {
       info.pendingWorkerKey = { newWorker, effectiveAt: rt.epoch + rt.networkParams.workerKeyChangeDelay };
     }
-    state.info = putCborBytes(rt.store, encodeMinerInfo(info));
+    state.info = putCborBytes(rt.store, minerInfoStruct.encode(info));
   });
   return null;
 }
@@ -366,7 +322,7 @@ function confirmChangeWorkerAddress(rt: Runtime): null {
     if (pending === null || rt.epoch < pending.effectiveAt) return;
     info.worker = pending.newWorker;
     info.pendingWorkerKey = null;
-    state.info = putCborBytes(rt.store, encodeMinerInfo(info));
+    state.info = putCborBytes(rt.store, minerInfoStruct.encode(info));
   });
   return null;
 }
@@ -390,10 +346,7 @@ function repayPartialDebt(rt: Runtime, state: MinerState): { toBurn: bigint; tot
 }
 
 function applyRewards(rt: Runtime, params: Uint8Array | null): null {
-  const { reward, penalty } = decodeParams(params, 'ApplyRewardParams', (node, path) => {
-    const [reward, penalty] = readTuple(node, path, 2);
-    return { reward: readBigInt(reward, `${path}.Reward`), penalty: readBigInt(penalty, `${path}.Penalty`) };
-  });
+  const { reward, penalty } = decodeParams(params, applyRewardParams);
   if (reward < 0n) rt.abort(ExitCode.UsrIllegalArgument, 'cannot lock up a negative amount of funds');
   if (penalty < 0n) rt.abort(ExitCode.UsrIllegalArgument, 'cannot penalize a negative amount of funds');
   const { pledgeDelta, toBurn } = rt.transaction(minerStateCodec, (state) => {
@@ -418,9 +371,7 @@ function applyRewards(rt: Runtime, params: Uint8Array | null): null {
 }
 
 function withdrawBalance(rt: Runtime, params: Uint8Array | null): Uint8Array {
-  const requested = decodeParams(params, 'WithdrawBalanceParams', (node, path) =>
-    readBigInt(readTuple(node, path, 1)[0], `${path}.AmountRequested`),
-  );
+  const requested = decodeParams(params, withdrawBalanceParams).amountRequested;
   if (requested < 0n) rt.abort(ExitCode.UsrIllegalArgument, `negative fund requested for withdrawal: ${requested}`);
   const { beneficiary, withdrawn, newlyVested, feeToBurn } = rt.transaction(minerStateCodec, (state) => {
     const info = minerInfo(rt, state);
@@ -451,7 +402,7 @@ function withdrawBalance(rt: Runtime, params: Uint8Array | null): Uint8Array {
  * at the first window PoSt; genesis miners in Lotus get theirs through UpdateClaimedPower too).
  */
 function internalSectorSetupForPreseal(rt: Runtime, params: Uint8Array | null): null {
-  const setup = decodeParams(params, 'InternalSectorSetupForPresealParams', readPresealSetupParams);
+  const setup = decodeParams(params, presealSetupParams);
   rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
   const inputs: PledgeInputs = {
     baselinePower: setup.rewardBaselinePower,
@@ -495,7 +446,7 @@ function internalSectorSetupForPreseal(rt: Runtime, params: Uint8Array | null): 
         flags: SECTOR_FLAG_SIMPLE_QA_POWER,
         dailyFee: dailyProofFee(inputs.circulatingSupply, power),
       };
-      sectors.set(sector.sectorNumber, sectorOnChainInfoToCborNode(onChain));
+      sectors.set(sector.sectorNumber, sectorOnChainInfoStruct.toCborNode(onChain));
       pledge += initialPledge;
       qa += power;
     }
@@ -511,7 +462,7 @@ function internalSectorSetupForPreseal(rt: Runtime, params: Uint8Array | null): 
     rt.send(
       Address.newId(STORAGE_POWER_ACTOR_ID),
       PowerMethod.UpdateClaimedPower,
-      encodeCbor([bigInt(raw), bigInt(qa)]),
+      updateClaimedPowerParams.encode({ rawByteDelta: raw, qualityAdjustedDelta: qa }),
       0n,
     ),
     'claiming pre-sealed power',
@@ -519,18 +470,12 @@ function internalSectorSetupForPreseal(rt: Runtime, params: Uint8Array | null): 
   return null;
 }
 
-export const minerActor: ActorImplementation = {
-  type: 'storageminer',
-  methods: new Map<bigint, MethodHandler>([
-    [METHOD_CONSTRUCTOR, construct],
-    [MinerMethod.ControlAddresses, controlAddresses],
-    [MinerMethod.ChangeWorkerAddress, changeWorkerAddress],
-    [MinerMethod.ChangeWorkerAddressExported, changeWorkerAddress],
-    [MinerMethod.ConfirmChangeWorkerAddress, confirmChangeWorkerAddress],
-    [MinerMethod.ConfirmChangeWorkerAddressExported, confirmChangeWorkerAddress],
-    [MinerMethod.ApplyRewards, applyRewards],
-    [MinerMethod.WithdrawBalance, withdrawBalance],
-    [MinerMethod.WithdrawBalanceExported, withdrawBalance],
-    [MinerMethod.InternalSectorSetupForPreseal, internalSectorSetupForPreseal],
-  ]),
-};
+export const minerActor = defineActor('storageminer', MinerMethod, {
+  Constructor: construct,
+  ControlAddresses: controlAddresses,
+  ChangeWorkerAddress: changeWorkerAddress,
+  ConfirmChangeWorkerAddress: confirmChangeWorkerAddress,
+  ApplyRewards: applyRewards,
+  WithdrawBalance: withdrawBalance,
+  InternalSectorSetupForPreseal: internalSectorSetupForPreseal,
+});

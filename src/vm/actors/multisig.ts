@@ -7,107 +7,126 @@
 import type { CID } from 'multiformats/cid';
 import { type Blockstore, Hamt } from '../../ipld/index.js';
 import { INIT_ACTOR_ID } from '../../state/index.js';
-import { decodeChainCbor } from '../../types/cbor-node.js';
-import { Address, encodeCbor } from '../../types/index.js';
+import { Address, addressKind, declareStruct, kinds, type StructValue } from '../../types/index.js';
 import { ExitCode, exitCodeSeenByCaller } from '../exit-code.js';
-import { METHOD_CONSTRUCTOR, METHOD_SEND, MultisigMethod } from '../methods.js';
-import type { Runtime, StateCodec } from '../runtime.js';
-import {
-  type ActorImplementation,
-  acceptExportedMethods,
-  decodeParams,
-  encodeReturn,
-  extractSendResult,
-  type MethodHandler,
-} from './actor.js';
-import {
-  bigInt,
-  type CborNode,
-  readAddress,
-  readArray,
-  readBigInt,
-  readBool,
-  readBytes,
-  readCid,
-  readInt64,
-  readTuple,
-  readUint64,
-} from './cbor.js';
+import { METHOD_SEND, MultisigMethod } from '../methods.js';
+import type { Mutable, Runtime, StateCodec } from '../runtime.js';
+import { acceptExportedMethods, decodeParams, defineActor, extractSendResult } from './actor.js';
+import { addressListKind, type CborNode } from './cbor.js';
 import { ceilDiv } from './math.js';
 
 const SIGNERS_MAX = 256;
 
-export interface MultisigState {
-  signers: Address[];
-  numApprovalsThreshold: bigint;
-  nextTxnId: bigint;
-  initialBalance: bigint;
-  startEpoch: bigint;
-  unlockDuration: bigint;
-  /** HAMT of pending transactions keyed by zigzag-varint TxnID. */
-  pendingTxs: CID;
-}
+/** builtin-actors `actors/multisig/src/state.rs` `State`; JSON names as go-state-types `builtin/v16/multisig`. */
+export const multisigStateStruct = declareStruct('MultisigState', [
+  { key: 'signers', json: 'Signers', kind: addressListKind },
+  { key: 'numApprovalsThreshold', json: 'NumApprovalsThreshold', kind: kinds.uint64 },
+  { key: 'nextTxnId', json: 'NextTxnID', kind: kinds.int64 },
+  { key: 'initialBalance', json: 'InitialBalance', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'startEpoch', json: 'StartEpoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'unlockDuration', json: 'UnlockDuration', kind: kinds.int64, description: 'epochs' },
+  // HAMT of pending transactions keyed by zigzag-varint TxnID.
+  { key: 'pendingTxs', json: 'PendingTxns', kind: kinds.cid },
+]);
+export type MultisigState = Mutable<StructValue<typeof multisigStateStruct>>;
 
-export interface MultisigTransaction {
-  readonly to: Address;
-  readonly value: bigint;
-  readonly method: bigint;
-  readonly params: Uint8Array;
-  approved: Address[];
-}
+export const multisigStateCodec: StateCodec<MultisigState> = multisigStateStruct;
 
-export const multisigStateCodec: StateCodec<MultisigState> = {
-  decode(bytes) {
-    const p = 'MultisigState';
-    const f = readTuple(decodeChainCbor(bytes, p), p, 7);
-    return {
-      signers: readArray(f[0], `${p}.Signers`, readAddress),
-      numApprovalsThreshold: readUint64(f[1], `${p}.NumApprovalsThreshold`),
-      nextTxnId: readInt64(f[2], `${p}.NextTxnID`),
-      initialBalance: readBigInt(f[3], `${p}.InitialBalance`),
-      startEpoch: readInt64(f[4], `${p}.StartEpoch`),
-      unlockDuration: readInt64(f[5], `${p}.UnlockDuration`),
-      pendingTxs: readCid(f[6], `${p}.PendingTxns`),
-    };
-  },
-  encode: (s) =>
-    encodeCbor([
-      s.signers.map((a) => a.bytes),
-      s.numApprovalsThreshold,
-      s.nextTxnId,
-      bigInt(s.initialBalance),
-      s.startEpoch,
-      s.unlockDuration,
-      s.pendingTxs,
-    ]),
-};
+/** builtin-actors `Transaction`: a pending proposal and who approved it. */
+export const transactionStruct = declareStruct('Transaction', [
+  { key: 'to', json: 'To', kind: addressKind },
+  { key: 'value', json: 'Value', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'method', json: 'Method', kind: kinds.uint64 },
+  { key: 'params', json: 'Params', kind: kinds.bytes },
+  { key: 'approved', json: 'Approved', kind: addressListKind },
+]);
+export type MultisigTransaction = Mutable<StructValue<typeof transactionStruct>>;
 
-/** The multisig constructor's params, `[Signers, NumApprovalsThreshold, UnlockDuration, StartEpoch]`. */
-export interface MultisigConstructorParams {
-  readonly signers: readonly Address[];
-  readonly numApprovalsThreshold: bigint;
-  readonly unlockDuration: bigint;
-  readonly startEpoch: bigint;
-}
+/** The multisig constructor's params (builtin-actors `ConstructorParams`). */
+export const multisigConstructorParams = declareStruct('MultisigConstructorParams', [
+  { key: 'signers', json: 'Signers', kind: addressListKind },
+  { key: 'numApprovalsThreshold', json: 'NumApprovalsThreshold', kind: kinds.uint64 },
+  { key: 'unlockDuration', json: 'UnlockDuration', kind: kinds.int64, description: 'epochs' },
+  { key: 'startEpoch', json: 'StartEpoch', kind: kinds.int64, description: 'epoch' },
+]);
+export type MultisigConstructorParams = StructValue<typeof multisigConstructorParams>;
+export const encodeMultisigConstructorParams = multisigConstructorParams.encode;
 
-export function encodeMultisigConstructorParams(params: MultisigConstructorParams): Uint8Array {
-  return encodeCbor([
-    params.signers.map((a) => a.bytes),
-    params.numApprovalsThreshold,
-    params.unlockDuration,
-    params.startEpoch,
-  ]);
-}
+/** builtin-actors `ProposeParams`. */
+export const proposeParams = declareStruct('ProposeParams', [
+  { key: 'to', json: 'To', kind: addressKind },
+  { key: 'value', json: 'Value', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'method', json: 'Method', kind: kinds.uint64 },
+  { key: 'params', json: 'Params', kind: kinds.bytes },
+]);
 
-/** builtin-actors `ProposeParams`: `[To, Value, Method, Params]`. */
 export function encodeProposeParams(to: Address, value: bigint, method: bigint, params: Uint8Array): Uint8Array {
-  return encodeCbor([to.bytes, bigInt(value), method, params]);
+  return proposeParams.encode({ to, value, method, params });
 }
 
-/** builtin-actors `TxnIDParams` (Approve, Cancel): `[ID, ProposalHash]`; an empty hash skips the check. */
+/** builtin-actors `ProposalHashData`: what a proposal hash is the blake2b-256 of. */
+const proposalHashDataStruct = declareStruct('ProposalHashData', [
+  { key: 'requester', json: 'Requester', kind: kinds.nullable(addressKind) },
+  { key: 'to', json: 'To', kind: addressKind },
+  { key: 'value', json: 'Value', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'method', json: 'Method', kind: kinds.uint64 },
+  { key: 'params', json: 'Params', kind: kinds.bytes },
+]);
+
+/** builtin-actors `TxnIDParams` (Approve, Cancel); an empty hash skips the check. */
+export const txnIdParams = declareStruct('TxnIDParams', [
+  { key: 'id', json: 'ID', kind: kinds.int64 },
+  { key: 'proposalHash', json: 'ProposalHash', kind: kinds.bytes },
+]);
+
 export function encodeTxnIdParams(id: bigint, proposalHash: Uint8Array): Uint8Array {
-  return encodeCbor([id, proposalHash]);
+  return txnIdParams.encode({ id, proposalHash });
 }
+
+/** builtin-actors `AddSignerParams`. */
+export const addSignerParams = declareStruct('AddSignerParams', [
+  { key: 'signer', json: 'Signer', kind: addressKind },
+  { key: 'increase', json: 'Increase', kind: kinds.bool },
+]);
+
+/** builtin-actors `RemoveSignerParams`. */
+export const removeSignerParams = declareStruct('RemoveSignerParams', [
+  { key: 'signer', json: 'Signer', kind: addressKind },
+  { key: 'decrease', json: 'Decrease', kind: kinds.bool },
+]);
+
+/** builtin-actors `SwapSignerParams`. */
+export const swapSignerParams = declareStruct('SwapSignerParams', [
+  { key: 'from', json: 'From', kind: addressKind },
+  { key: 'to', json: 'To', kind: addressKind },
+]);
+
+/** builtin-actors `ChangeNumApprovalsThresholdParams`. */
+export const changeNumApprovalsThresholdParams = declareStruct('ChangeNumApprovalsThresholdParams', [
+  { key: 'newThreshold', json: 'NewThreshold', kind: kinds.uint64 },
+]);
+
+/** builtin-actors `LockBalanceParams`. */
+export const lockBalanceParams = declareStruct('LockBalanceParams', [
+  { key: 'startEpoch', json: 'StartEpoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'unlockDuration', json: 'UnlockDuration', kind: kinds.int64, description: 'epochs' },
+  { key: 'amount', json: 'Amount', kind: kinds.bigInt, description: 'attoFIL' },
+]);
+
+/** builtin-actors `ProposeReturn`. */
+const proposeReturn = declareStruct('ProposeReturn', [
+  { key: 'txnId', json: 'TxnID', kind: kinds.int64 },
+  { key: 'applied', json: 'Applied', kind: kinds.bool },
+  { key: 'code', json: 'Code', kind: kinds.int64 },
+  { key: 'ret', json: 'Ret', kind: kinds.bytes },
+]);
+
+/** builtin-actors `ApproveReturn`. */
+const approveReturn = declareStruct('ApproveReturn', [
+  { key: 'applied', json: 'Applied', kind: kinds.bool },
+  { key: 'code', json: 'Code', kind: kinds.int64 },
+  { key: 'ret', json: 'Ret', kind: kinds.bytes },
+]);
 
 /** The HAMT key of a transaction ID: its zigzag varint (builtin-actors `MapKey for i64`). */
 function txnIdKey(id: bigint): Uint8Array {
@@ -121,30 +140,15 @@ function txnIdKey(id: bigint): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
-function transactionToCborNode(txn: MultisigTransaction): CborNode[] {
-  return [txn.to.bytes, bigInt(txn.value), txn.method, txn.params, txn.approved.map((a) => a.bytes)];
-}
-
-function readTransaction(node: CborNode, path: string): MultisigTransaction {
-  const [to, value, method, params, approved] = readTuple(node, path, 5);
-  return {
-    to: readAddress(to, `${path}.To`),
-    value: readBigInt(value, `${path}.Value`),
-    method: readUint64(method, `${path}.Method`),
-    params: readBytes(params, `${path}.Params`),
-    approved: readArray(approved, `${path}.Approved`, readAddress),
-  };
-}
-
 /** Loads a pending transaction, or undefined. */
 export function getPendingTransaction(store: Blockstore, pendingTxs: CID, id: bigint): MultisigTransaction | undefined {
   const bytes = Hamt.load(store, pendingTxs).getBytes(txnIdKey(id));
-  return bytes === undefined ? undefined : readTransaction(decodeChainCbor(bytes, 'Transaction'), 'Transaction');
+  return bytes === undefined ? undefined : transactionStruct.decode(bytes);
 }
 
 /** blake2b-256 of CBOR `[Requester, To, Value, Method, Params]`: what Approve and Cancel may check. */
 export function proposalHashData(txn: MultisigTransaction): Uint8Array {
-  return encodeCbor([txn.approved[0]?.bytes ?? null, txn.to.bytes, bigInt(txn.value), txn.method, txn.params]);
+  return proposalHashDataStruct.encode({ ...txn, requester: txn.approved[0] ?? null });
 }
 
 function isSigner(state: MultisigState, address: Address): boolean {
@@ -222,8 +226,8 @@ function approveTransaction(
     rt.abort(ExitCode.UsrForbidden, `${caller} already approved this message`);
   }
   const state = rt.transaction(multisigStateCodec, (current) => {
-    txn.approved.push(caller);
-    withPendingTxs(rt, current, (pending) => pending.set(txnIdKey(id), transactionToCborNode(txn)));
+    txn.approved = [...txn.approved, caller];
+    withPendingTxs(rt, current, (pending) => pending.set(txnIdKey(id), transactionStruct.toCborNode(txn)));
     return { ...current };
   });
   return executeIfApproved(rt, state, id, txn);
@@ -232,14 +236,11 @@ function approveTransaction(
 function requirePending(rt: Runtime, pending: Hamt, id: bigint, what: string): MultisigTransaction {
   const bytes = pending.getBytes(txnIdKey(id));
   if (bytes === undefined) rt.abort(ExitCode.UsrNotFound, `no such transaction ${id} for ${what}`);
-  return readTransaction(decodeChainCbor(bytes, 'Transaction'), 'Transaction');
+  return transactionStruct.decode(bytes);
 }
 
 function readTxnIdParams(params: Uint8Array | null): { id: bigint; proposalHash: Uint8Array } {
-  return decodeParams(params, 'TxnIDParams', (node, path) => {
-    const [id, hash] = readTuple(node, path, 2);
-    return { id: readInt64(id, `${path}.ID`), proposalHash: readBytes(hash, `${path}.ProposalHash`) };
-  });
+  return decodeParams(params, txnIdParams);
 }
 
 function hashMatches(rt: Runtime, txn: MultisigTransaction, proposalHash: Uint8Array): boolean {
@@ -248,15 +249,7 @@ function hashMatches(rt: Runtime, txn: MultisigTransaction, proposalHash: Uint8A
 }
 
 function construct(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'MultisigConstructorParams', (node, path) => {
-    const [signers, threshold, unlockDuration, startEpoch] = readTuple(node, path, 4);
-    return {
-      signers: readArray(signers, `${path}.Signers`, readAddress),
-      numApprovalsThreshold: readUint64(threshold, `${path}.NumApprovalsThreshold`),
-      unlockDuration: readInt64(unlockDuration, `${path}.UnlockDuration`),
-      startEpoch: readInt64(startEpoch, `${path}.StartEpoch`),
-    };
-  });
+  const p = decodeParams(params, multisigConstructorParams);
   rt.validateImmediateCallerIs(INIT_ACTOR_ID);
   if (p.signers.length === 0) rt.abort(ExitCode.UsrIllegalArgument, 'Must have at least one signer');
   if (p.signers.length > SIGNERS_MAX)
@@ -287,15 +280,7 @@ function construct(rt: Runtime, params: Uint8Array | null): null {
 }
 
 function propose(rt: Runtime, params: Uint8Array | null): Uint8Array {
-  const p = decodeParams(params, 'ProposeParams', (node, path) => {
-    const [to, value, method, params] = readTuple(node, path, 4);
-    return {
-      to: readAddress(to, `${path}.To`),
-      value: readBigInt(value, `${path}.Value`),
-      method: readUint64(method, `${path}.Method`),
-      params: readBytes(params, `${path}.Params`),
-    };
-  });
+  const p = decodeParams(params, proposeParams);
   rt.validateImmediateCallerAcceptAny();
   const proposer = Address.newId(rt.caller);
   if (p.value < 0n) rt.abort(ExitCode.UsrIllegalArgument, `proposed value must be non-negative, was ${p.value}`);
@@ -304,11 +289,11 @@ function propose(rt: Runtime, params: Uint8Array | null): Uint8Array {
     const id = state.nextTxnId;
     state.nextTxnId += 1n;
     const txn: MultisigTransaction = { ...p, approved: [] };
-    withPendingTxs(rt, state, (pending) => pending.set(txnIdKey(id), transactionToCborNode(txn)));
+    withPendingTxs(rt, state, (pending) => pending.set(txnIdKey(id), transactionStruct.toCborNode(txn)));
     return { id, txn };
   });
   const { applied, code, ret } = approveTransaction(rt, id, txn);
-  return encodeReturn([id, applied, code, ret]);
+  return proposeReturn.encode({ txnId: id, applied, code: BigInt(code), ret });
 }
 
 function approve(rt: Runtime, params: Uint8Array | null): Uint8Array {
@@ -325,7 +310,7 @@ function approve(rt: Runtime, params: Uint8Array | null): Uint8Array {
   });
   let result = executeIfApproved(rt, state, id, txn);
   if (!result.applied) result = approveTransaction(rt, id, txn);
-  return encodeReturn([result.applied, result.code, result.ret]);
+  return approveReturn.encode({ applied: result.applied, code: BigInt(result.code), ret: result.ret });
 }
 
 function cancel(rt: Runtime, params: Uint8Array | null): null {
@@ -351,14 +336,14 @@ function purgeApprovals(rt: Runtime, state: MultisigState, signer: Address): voi
   withPendingTxs(rt, state, (pending) => {
     const changed: Array<[Uint8Array, MultisigTransaction]> = [];
     for (const [key, value] of pending.entries()) {
-      const txn = readTransaction(value as CborNode, 'Transaction');
+      const txn: MultisigTransaction = transactionStruct.fromCborNode(value as CborNode);
       if (!txn.approved.some((approver) => approver.equals(signer))) continue;
       txn.approved = txn.approved.filter((approver) => !approver.equals(signer));
       changed.push([key, txn]);
     }
     for (const [key, txn] of changed) {
       if (txn.approved.length === 0) pending.delete(key);
-      else pending.set(key, transactionToCborNode(txn));
+      else pending.set(key, transactionStruct.toCborNode(txn));
     }
   });
 }
@@ -368,27 +353,21 @@ function validateCallerIsSelf(rt: Runtime): void {
 }
 
 function addSigner(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'AddSignerParams', (node, path) => {
-    const [signer, increase] = readTuple(node, path, 2);
-    return { signer: readAddress(signer, `${path}.Signer`), increase: readBool(increase, `${path}.Increase`) };
-  });
+  const p = decodeParams(params, addSignerParams);
   validateCallerIsSelf(rt);
   const signer = Address.newId(resolveToActorId(rt, p.signer, true));
   rt.transaction(multisigStateCodec, (state) => {
     if (state.signers.length >= SIGNERS_MAX)
       rt.abort(ExitCode.UsrForbidden, `cannot add more than ${SIGNERS_MAX} signers`);
     if (isSigner(state, signer)) rt.abort(ExitCode.UsrForbidden, `${signer} is already a signer`);
-    state.signers.push(signer);
+    state.signers = [...state.signers, signer];
     if (p.increase) state.numApprovalsThreshold += 1n;
   });
   return null;
 }
 
 function removeSigner(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'RemoveSignerParams', (node, path) => {
-    const [signer, decrease] = readTuple(node, path, 2);
-    return { signer: readAddress(signer, `${path}.Signer`), decrease: readBool(decrease, `${path}.Decrease`) };
-  });
+  const p = decodeParams(params, removeSignerParams);
   validateCallerIsSelf(rt);
   const signer = Address.newId(resolveToActorId(rt, p.signer, false));
   rt.transaction(multisigStateCodec, (state) => {
@@ -413,10 +392,7 @@ function removeSigner(rt: Runtime, params: Uint8Array | null): null {
 }
 
 function swapSigner(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'SwapSignerParams', (node, path) => {
-    const [from, to] = readTuple(node, path, 2);
-    return { from: readAddress(from, `${path}.From`), to: readAddress(to, `${path}.To`) };
-  });
+  const p = decodeParams(params, swapSignerParams);
   validateCallerIsSelf(rt);
   const from = Address.newId(resolveToActorId(rt, p.from, false));
   const to = Address.newId(resolveToActorId(rt, p.to, true));
@@ -430,9 +406,7 @@ function swapSigner(rt: Runtime, params: Uint8Array | null): null {
 }
 
 function changeNumApprovalsThreshold(rt: Runtime, params: Uint8Array | null): null {
-  const threshold = decodeParams(params, 'ChangeNumApprovalsThresholdParams', (node, path) =>
-    readUint64(readTuple(node, path, 1)[0], `${path}.NewThreshold`),
-  );
+  const threshold = decodeParams(params, changeNumApprovalsThresholdParams).newThreshold;
   validateCallerIsSelf(rt);
   rt.transaction(multisigStateCodec, (state) => {
     if (threshold === 0n || threshold > BigInt(state.signers.length)) {
@@ -444,14 +418,7 @@ function changeNumApprovalsThreshold(rt: Runtime, params: Uint8Array | null): nu
 }
 
 function lockBalance(rt: Runtime, params: Uint8Array | null): null {
-  const p = decodeParams(params, 'LockBalanceParams', (node, path) => {
-    const [start, duration, amount] = readTuple(node, path, 3);
-    return {
-      startEpoch: readInt64(start, `${path}.StartEpoch`),
-      unlockDuration: readInt64(duration, `${path}.UnlockDuration`),
-      amount: readBigInt(amount, `${path}.Amount`),
-    };
-  });
+  const p = decodeParams(params, lockBalanceParams);
   validateCallerIsSelf(rt);
   if (p.unlockDuration <= 0n) rt.abort(ExitCode.UsrIllegalArgument, 'unlock duration must be positive');
   if (p.amount < 0n) rt.abort(ExitCode.UsrIllegalArgument, 'amount to lock must be positive');
@@ -464,25 +431,23 @@ function lockBalance(rt: Runtime, params: Uint8Array | null): null {
   return null;
 }
 
-export const multisigActor: ActorImplementation = {
-  type: 'multisig',
-  methods: new Map<bigint, MethodHandler>([
-    [METHOD_CONSTRUCTOR, construct],
-    [MultisigMethod.Propose, propose],
-    [MultisigMethod.Approve, approve],
-    [MultisigMethod.Cancel, cancel],
-    [MultisigMethod.AddSigner, addSigner],
-    [MultisigMethod.RemoveSigner, removeSigner],
-    [MultisigMethod.SwapSigner, swapSigner],
-    [MultisigMethod.ChangeNumApprovalsThreshold, changeNumApprovalsThreshold],
-    [MultisigMethod.LockBalance, lockBalance],
-    [
-      MultisigMethod.UniversalReceiverHook,
-      (rt) => {
-        rt.validateImmediateCallerAcceptAny();
-        return null;
-      },
-    ],
-  ]),
-  fallback: acceptExportedMethods,
-};
+export const multisigActor = defineActor(
+  'multisig',
+  MultisigMethod,
+  {
+    Constructor: construct,
+    Propose: propose,
+    Approve: approve,
+    Cancel: cancel,
+    AddSigner: addSigner,
+    RemoveSigner: removeSigner,
+    SwapSigner: swapSigner,
+    ChangeNumApprovalsThreshold: changeNumApprovalsThreshold,
+    LockBalance: lockBalance,
+    UniversalReceiverHook: (rt) => {
+      rt.validateImmediateCallerAcceptAny();
+      return null;
+    },
+  },
+  acceptExportedMethods,
+);

@@ -6,149 +6,82 @@
  * writes them: addresses and token amounts as strings, integers as numbers, bytes as base64 (or
  * null), CIDs as `{"/": "…"}`. A field left out takes Go's zero value, except an address or a
  * CID, which has none. Unlike Go, a field the type does not have is an error rather than ignored:
- * a misspelt field would otherwise send its zero value.
+ * a misspelt field would otherwise send its zero value. The types and their fields are the actors'
+ * own `declareStruct` declarations; this module only adds the CLI's readers for each field kind.
  */
 import { isLosslessNumber, parse } from 'lossless-json';
 import { CID } from 'multiformats/cid';
 import type { ActorName } from '../../state/index.js';
-import { Address, encodeCbor } from '../../types/index.js';
+import { Address, addressKind, encodeCbor, kinds, type StructField } from '../../types/index.js';
 import { fromBase64 } from '../../utils/bytes.js';
 import { AccountMethod, InitMethod, MinerMethod, MultisigMethod, PowerMethod } from '../methods.js';
-import { bigInt } from './cbor.js';
+import { authenticateMessageParams } from './account.js';
+import { addressListKind, bigInt, bytesListKind } from './cbor.js';
+import { execParams } from './method-params.js';
+import { changeWorkerAddressParams, withdrawBalanceParams } from './miner.js';
+import {
+  addSignerParams,
+  changeNumApprovalsThresholdParams,
+  lockBalanceParams,
+  proposeParams,
+  removeSignerParams,
+  swapSignerParams,
+  txnIdParams,
+} from './multisig.js';
+import { createMinerParams } from './power.js';
 
 type Kind = 'address' | 'tokenAmount' | 'uint64' | 'int64' | 'bytes' | 'bool' | 'cid' | 'addresses' | 'bytesList';
 
-interface ParamsType {
-  /** The Go type's name, for messages. */
-  readonly name: string;
-  /** Its fields in CBOR tuple order. */
-  readonly fields: ReadonlyArray<readonly [name: string, kind: Kind]>;
-}
+/** How each field kind of the declared params is read from `--params-json`. */
+const JSON_KINDS = new Map<unknown, Kind>([
+  [addressKind, 'address'],
+  [kinds.bigInt, 'tokenAmount'],
+  [kinds.uint64, 'uint64'],
+  [kinds.int64, 'int64'],
+  [kinds.bytes, 'bytes'],
+  [kinds.bool, 'bool'],
+  [kinds.cid, 'cid'],
+  [addressListKind, 'addresses'],
+  [bytesListKind, 'bytesList'],
+]);
 
-const TXN_ID: ParamsType = {
-  name: 'TxnIDParams',
-  fields: [
-    ['ID', 'int64'],
-    ['ProposalHash', 'bytes'],
-  ],
-};
-const CHANGE_WORKER: ParamsType = {
-  name: 'ChangeWorkerAddressParams',
-  fields: [
-    ['NewWorker', 'address'],
-    ['NewControlAddrs', 'addresses'],
-  ],
-};
-const WITHDRAW_BALANCE: ParamsType = { name: 'WithdrawBalanceParams', fields: [['AmountRequested', 'tokenAmount']] };
-const CREATE_MINER: ParamsType = {
-  name: 'CreateMinerParams',
-  fields: [
-    ['Owner', 'address'],
-    ['Worker', 'address'],
-    ['WindowPoStProofType', 'int64'],
-    ['Peer', 'bytes'],
-    ['Multiaddrs', 'bytesList'],
-  ],
-};
+/** A declared params struct: its Go type's name and its fields in CBOR tuple order. */
+interface ParamsType {
+  readonly name: string;
+  readonly fields: readonly StructField[];
+}
 
 /** The methods a user sends that take parameters, per actor (go-state-types' parameter types). */
 const PARAMS_TYPES: Partial<Record<ActorName, ReadonlyMap<bigint, ParamsType>>> = {
-  account: new Map([
-    [
-      AccountMethod.AuthenticateMessage,
-      {
-        name: 'AuthenticateMessageParams',
-        fields: [
-          ['Signature', 'bytes'],
-          ['Message', 'bytes'],
-        ],
-      },
-    ],
+  account: new Map<bigint, ParamsType>([[AccountMethod.AuthenticateMessage, authenticateMessageParams]]),
+  init: new Map<bigint, ParamsType>([[InitMethod.Exec, execParams]]),
+  storagepower: new Map<bigint, ParamsType>([
+    [PowerMethod.CreateMiner, createMinerParams],
+    [PowerMethod.CreateMinerExported, createMinerParams],
   ]),
-  init: new Map([
-    [
-      InitMethod.Exec,
-      {
-        name: 'ExecParams',
-        fields: [
-          ['CodeCID', 'cid'],
-          ['ConstructorParams', 'bytes'],
-        ],
-      },
-    ],
+  storageminer: new Map<bigint, ParamsType>([
+    [MinerMethod.ChangeWorkerAddress, changeWorkerAddressParams],
+    [MinerMethod.ChangeWorkerAddressExported, changeWorkerAddressParams],
+    [MinerMethod.WithdrawBalance, withdrawBalanceParams],
+    [MinerMethod.WithdrawBalanceExported, withdrawBalanceParams],
   ]),
-  storagepower: new Map([
-    [PowerMethod.CreateMiner, CREATE_MINER],
-    [PowerMethod.CreateMinerExported, CREATE_MINER],
-  ]),
-  storageminer: new Map([
-    [MinerMethod.ChangeWorkerAddress, CHANGE_WORKER],
-    [MinerMethod.ChangeWorkerAddressExported, CHANGE_WORKER],
-    [MinerMethod.WithdrawBalance, WITHDRAW_BALANCE],
-    [MinerMethod.WithdrawBalanceExported, WITHDRAW_BALANCE],
-  ]),
-  multisig: new Map([
-    [
-      MultisigMethod.Propose,
-      {
-        name: 'ProposeParams',
-        fields: [
-          ['To', 'address'],
-          ['Value', 'tokenAmount'],
-          ['Method', 'uint64'],
-          ['Params', 'bytes'],
-        ],
-      },
-    ],
-    [MultisigMethod.Approve, TXN_ID],
-    [MultisigMethod.Cancel, TXN_ID],
-    [
-      MultisigMethod.AddSigner,
-      {
-        name: 'AddSignerParams',
-        fields: [
-          ['Signer', 'address'],
-          ['Increase', 'bool'],
-        ],
-      },
-    ],
-    [
-      MultisigMethod.RemoveSigner,
-      {
-        name: 'RemoveSignerParams',
-        fields: [
-          ['Signer', 'address'],
-          ['Decrease', 'bool'],
-        ],
-      },
-    ],
-    [
-      MultisigMethod.SwapSigner,
-      {
-        name: 'SwapSignerParams',
-        fields: [
-          ['From', 'address'],
-          ['To', 'address'],
-        ],
-      },
-    ],
-    [
-      MultisigMethod.ChangeNumApprovalsThreshold,
-      { name: 'ChangeNumApprovalsThresholdParams', fields: [['NewThreshold', 'uint64']] },
-    ],
-    [
-      MultisigMethod.LockBalance,
-      {
-        name: 'LockBalanceParams',
-        fields: [
-          ['StartEpoch', 'int64'],
-          ['UnlockDuration', 'int64'],
-          ['Amount', 'tokenAmount'],
-        ],
-      },
-    ],
+  multisig: new Map<bigint, ParamsType>([
+    [MultisigMethod.Propose, proposeParams],
+    [MultisigMethod.Approve, txnIdParams],
+    [MultisigMethod.Cancel, txnIdParams],
+    [MultisigMethod.AddSigner, addSignerParams],
+    [MultisigMethod.RemoveSigner, removeSignerParams],
+    [MultisigMethod.SwapSigner, swapSignerParams],
+    [MultisigMethod.ChangeNumApprovalsThreshold, changeNumApprovalsThresholdParams],
+    [MultisigMethod.LockBalance, lockBalanceParams],
   ]),
 };
+
+function jsonKind(type: ParamsType, field: StructField): Kind {
+  const kind = JSON_KINDS.get(field.kind);
+  if (kind === undefined) throw new Error(`${type.name}.${field.json}: no --params-json reader for this field kind`);
+  return kind;
+}
 
 export class ParamsJsonError extends Error {
   override readonly name = 'ParamsJsonError';
@@ -175,15 +108,15 @@ export function encodeParamsFromJson(actor: ActorName, method: bigint, json: str
     throw new ParamsJsonError(`${type.name}: expected a JSON object`);
   }
   const given = new Map(Object.entries(value).map(([key, field]) => [key.toLowerCase(), { key, field }]));
-  const tuple = type.fields.map(([name, kind]) => {
-    const entry = given.get(name.toLowerCase());
-    given.delete(name.toLowerCase());
-    return fieldValue(entry?.field, kind, `${type.name}.${name}`);
+  const tuple = type.fields.map((field) => {
+    const entry = given.get(field.json.toLowerCase());
+    given.delete(field.json.toLowerCase());
+    return fieldValue(entry?.field, jsonKind(type, field), `${type.name}.${field.json}`);
   });
   const unknown = [...given.values()].map(({ key }) => key);
   if (unknown.length > 0) {
     throw new ParamsJsonError(
-      `${type.name} has no field ${unknown.join(', ')} (its fields: ${type.fields.map(([name]) => name).join(', ')})`,
+      `${type.name} has no field ${unknown.join(', ')} (its fields: ${type.fields.map((field) => field.json).join(', ')})`,
     );
   }
   return encodeCbor(tuple);

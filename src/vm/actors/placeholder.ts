@@ -3,10 +3,6 @@
  * and funds until an EVM contract is deployed there or its key sends (then it becomes an
  * EthAccount). Any method succeeds and returns nothing, as the builtin placeholder's wasm does.
  */
-import type { ActorImplementation } from './actor.js';
+import { defineActor } from './actor.js';
 
-export const placeholderActor: ActorImplementation = {
-  type: 'placeholder',
-  methods: new Map(),
-  fallback: () => null,
-};
+export const placeholderActor = defineActor('placeholder', {}, {}, () => null);

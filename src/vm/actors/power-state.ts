@@ -3,23 +3,10 @@
  * shape): network power totals, the smoothed quality-adjusted power estimate, and each miner's
  * claim in a HAMT keyed by its ID address.
  */
-import type { CID } from 'multiformats/cid';
 import { type Blockstore, Hamt } from '../../ipld/index.js';
-import { decodeChainCbor } from '../../types/cbor-node.js';
-import { type Address, encodeCbor } from '../../types/index.js';
-import type { StateCodec } from '../runtime.js';
-import {
-  bigInt,
-  type CborNode,
-  type FilterEstimate,
-  filterEstimateToCborNode,
-  readBigInt,
-  readCid,
-  readFilterEstimate,
-  readInt64,
-  readTuple,
-  readUint64,
-} from './cbor.js';
+import { type Address, declareStruct, kinds, type StructValue } from '../../types/index.js';
+import type { Mutable, StateCodec } from '../runtime.js';
+import { filterEstimateStruct } from './cbor.js';
 import { newFilterEstimate } from './smoothing.js';
 
 /** Below this many miners at the consensus minimum, every miner's power counts (builtin-actors policy). */
@@ -27,78 +14,38 @@ const CONSENSUS_MINER_MIN_MINERS = 4n;
 /** The cron event queue's HAMT bit width (builtin-actors CRON_QUEUE_HAMT_BITWIDTH). */
 const CRON_QUEUE_HAMT_BITWIDTH = 6;
 
-export interface PowerState {
-  totalRawBytePower: bigint;
-  totalBytesCommitted: bigint;
-  totalQualityAdjPower: bigint;
-  totalQaBytesCommitted: bigint;
-  totalPledgeCollateral: bigint;
-  thisEpochRawBytePower: bigint;
-  thisEpochQualityAdjPower: bigint;
-  thisEpochPledgeCollateral: bigint;
-  thisEpochQaPowerSmoothed: FilterEstimate;
-  minerCount: bigint;
-  minerAboveMinPowerCount: bigint;
-  rampStartEpoch: bigint;
-  rampDurationEpochs: bigint;
-  /** Deferred miner cron events; always empty here, because no miner enrolls any (no window PoSt). */
-  cronEventQueue: CID;
-  firstCronEpoch: bigint;
-  claims: CID;
-  proofValidationBatch: CID | null;
-}
+/** builtin-actors `actors/power/src/state.rs` `State`; JSON names as go-state-types `builtin/v16/power`. */
+export const powerStateStruct = declareStruct('PowerState', [
+  { key: 'totalRawBytePower', json: 'TotalRawBytePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'totalBytesCommitted', json: 'TotalBytesCommitted', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'totalQualityAdjPower', json: 'TotalQualityAdjPower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'totalQaBytesCommitted', json: 'TotalQABytesCommitted', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'totalPledgeCollateral', json: 'TotalPledgeCollateral', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'thisEpochRawBytePower', json: 'ThisEpochRawBytePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'thisEpochQualityAdjPower', json: 'ThisEpochQualityAdjPower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'thisEpochPledgeCollateral', json: 'ThisEpochPledgeCollateral', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'thisEpochQaPowerSmoothed', json: 'ThisEpochQAPowerSmoothed', kind: filterEstimateStruct.kind },
+  { key: 'minerCount', json: 'MinerCount', kind: kinds.int64 },
+  { key: 'minerAboveMinPowerCount', json: 'MinerAboveMinPowerCount', kind: kinds.int64 },
+  { key: 'rampStartEpoch', json: 'RampStartEpoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'rampDurationEpochs', json: 'RampDurationEpochs', kind: kinds.uint64, description: 'epochs' },
+  // Deferred miner cron events; always empty here, because no miner enrolls any (no window PoSt).
+  { key: 'cronEventQueue', json: 'CronEventQueue', kind: kinds.cid },
+  { key: 'firstCronEpoch', json: 'FirstCronEpoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'claims', json: 'Claims', kind: kinds.cid },
+  { key: 'proofValidationBatch', json: 'ProofValidationBatch', kind: kinds.nullable(kinds.cid) },
+]);
+export type PowerState = Mutable<StructValue<typeof powerStateStruct>>;
 
-export interface Claim {
-  readonly windowPoStProofType: bigint;
-  readonly rawBytePower: bigint;
-  readonly qualityAdjPower: bigint;
-}
+/** A miner's power (builtin-actors `actors/power/src/state.rs` `Claim`). */
+export const claimStruct = declareStruct('Claim', [
+  { key: 'windowPoStProofType', json: 'WindowPoStProofType', kind: kinds.int64 },
+  { key: 'rawBytePower', json: 'RawBytePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'qualityAdjPower', json: 'QualityAdjPower', kind: kinds.bigInt, description: 'bytes' },
+]);
+export type Claim = StructValue<typeof claimStruct>;
 
-export const powerStateCodec: StateCodec<PowerState> = {
-  decode(bytes) {
-    const p = 'PowerState';
-    const f = readTuple(decodeChainCbor(bytes, p), p, 17);
-    return {
-      totalRawBytePower: readBigInt(f[0], `${p}.TotalRawBytePower`),
-      totalBytesCommitted: readBigInt(f[1], `${p}.TotalBytesCommitted`),
-      totalQualityAdjPower: readBigInt(f[2], `${p}.TotalQualityAdjPower`),
-      totalQaBytesCommitted: readBigInt(f[3], `${p}.TotalQABytesCommitted`),
-      totalPledgeCollateral: readBigInt(f[4], `${p}.TotalPledgeCollateral`),
-      thisEpochRawBytePower: readBigInt(f[5], `${p}.ThisEpochRawBytePower`),
-      thisEpochQualityAdjPower: readBigInt(f[6], `${p}.ThisEpochQualityAdjPower`),
-      thisEpochPledgeCollateral: readBigInt(f[7], `${p}.ThisEpochPledgeCollateral`),
-      thisEpochQaPowerSmoothed: readFilterEstimate(f[8], `${p}.ThisEpochQAPowerSmoothed`),
-      minerCount: readInt64(f[9], `${p}.MinerCount`),
-      minerAboveMinPowerCount: readInt64(f[10], `${p}.MinerAboveMinPowerCount`),
-      rampStartEpoch: readInt64(f[11], `${p}.RampStartEpoch`),
-      rampDurationEpochs: readUint64(f[12], `${p}.RampDurationEpochs`),
-      cronEventQueue: readCid(f[13], `${p}.CronEventQueue`),
-      firstCronEpoch: readInt64(f[14], `${p}.FirstCronEpoch`),
-      claims: readCid(f[15], `${p}.Claims`),
-      proofValidationBatch: f[16] === null ? null : readCid(f[16], `${p}.ProofValidationBatch`),
-    };
-  },
-  encode: (s) =>
-    encodeCbor([
-      bigInt(s.totalRawBytePower),
-      bigInt(s.totalBytesCommitted),
-      bigInt(s.totalQualityAdjPower),
-      bigInt(s.totalQaBytesCommitted),
-      bigInt(s.totalPledgeCollateral),
-      bigInt(s.thisEpochRawBytePower),
-      bigInt(s.thisEpochQualityAdjPower),
-      bigInt(s.thisEpochPledgeCollateral),
-      filterEstimateToCborNode(s.thisEpochQaPowerSmoothed),
-      s.minerCount,
-      s.minerAboveMinPowerCount,
-      s.rampStartEpoch,
-      s.rampDurationEpochs,
-      s.cronEventQueue,
-      s.firstCronEpoch,
-      s.claims,
-      s.proofValidationBatch,
-    ]),
-};
+export const powerStateCodec: StateCodec<PowerState> = powerStateStruct;
 
 const INITIAL_QA_POWER_ESTIMATE_POSITION = 750_000n << 30n;
 const INITIAL_QA_POWER_ESTIMATE_VELOCITY = 3_840n << 30n;
@@ -125,26 +72,13 @@ export function newPowerState(store: Blockstore): PowerState {
   };
 }
 
-export function claimToCborNode(claim: Claim): CborNode[] {
-  return [claim.windowPoStProofType, bigInt(claim.rawBytePower), bigInt(claim.qualityAdjPower)];
-}
-
-function readClaim(node: CborNode, path = 'Claim'): Claim {
-  const [proof, raw, qa] = readTuple(node, path, 3);
-  return {
-    windowPoStProofType: readInt64(proof, `${path}.WindowPoStProofType`),
-    rawBytePower: readBigInt(raw, `${path}.RawBytePower`),
-    qualityAdjPower: readBigInt(qa, `${path}.QualityAdjPower`),
-  };
-}
-
 export function loadClaims(store: Blockstore, state: PowerState): Hamt {
   return Hamt.load(store, state.claims);
 }
 
 export function getClaim(claims: Hamt, miner: Address): Claim | undefined {
   const bytes = claims.getBytes(miner.bytes);
-  return bytes === undefined ? undefined : readClaim(decodeChainCbor(bytes, 'Claim'));
+  return bytes === undefined ? undefined : claimStruct.decode(bytes);
 }
 
 /** The network's power as consensus counts it: totals of miners above the minimum, or all while fewer than 4 are. */

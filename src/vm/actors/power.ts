@@ -5,32 +5,22 @@
  * every epoch here: the totals become "this epoch's" and the reward actor learns the power.
  */
 import { ACTOR_CODES, CRON_ACTOR_ID, INIT_ACTOR_ID, REWARD_ACTOR_ID, SYSTEM_ACTOR_ID } from '../../state/index.js';
-import { Address } from '../../types/index.js';
+import { Address, addressKind, declareStruct, kinds, type StructValue } from '../../types/index.js';
 import { ExitCode } from '../exit-code.js';
-import { InitMethod, METHOD_CONSTRUCTOR, PowerMethod, RewardMethod } from '../methods.js';
+import { InitMethod, PowerMethod, RewardMethod } from '../methods.js';
 import type { Runtime } from '../runtime.js';
+import { decodeParams, defineActor, encodeReturn, extractSendResult, type MethodHandler } from './actor.js';
+import { bigInt, bytesListKind, readBigInt, readUint64 } from './cbor.js';
 import {
-  type ActorImplementation,
-  decodeParams,
-  encodeReturn,
-  extractSendResult,
-  type MethodHandler,
-} from './actor.js';
-import {
-  bigInt,
-  type CborNode,
-  filterEstimateToCborNode,
-  readAddress,
-  readArray,
-  readBigInt,
-  readBytes,
-  readInt64,
-  readTuple,
-  readUint64,
-} from './cbor.js';
+  currentTotalPowerReturn,
+  execParams,
+  execReturn,
+  minerConstructorParams,
+  updateClaimedPowerParams,
+} from './method-params.js';
 import {
   type Claim,
-  claimToCborNode,
+  claimStruct,
   currentTotalPower,
   getClaim,
   loadClaims,
@@ -42,34 +32,27 @@ import {
 import { nextEstimate } from './smoothing.js';
 
 /** builtin-actors `CreateMinerParams`. */
-export interface CreateMinerParams {
-  readonly owner: Address;
-  readonly worker: Address;
-  readonly windowPoStProofType: bigint;
-  readonly peer: Uint8Array;
-  readonly multiaddrs: readonly Uint8Array[];
-}
+export const createMinerParams = declareStruct('CreateMinerParams', [
+  { key: 'owner', json: 'Owner', kind: addressKind },
+  { key: 'worker', json: 'Worker', kind: addressKind },
+  { key: 'windowPoStProofType', json: 'WindowPoStProofType', kind: kinds.int64 },
+  { key: 'peer', json: 'Peer', kind: kinds.bytes },
+  { key: 'multiaddrs', json: 'Multiaddrs', kind: bytesListKind },
+]);
+export type CreateMinerParams = StructValue<typeof createMinerParams>;
+export const encodeCreateMinerParams = createMinerParams.encode;
 
-export function encodeCreateMinerParams(params: CreateMinerParams): Uint8Array {
-  return encodeReturn([
-    params.owner.bytes,
-    params.worker.bytes,
-    params.windowPoStProofType,
-    params.peer,
-    params.multiaddrs,
-  ]);
-}
+/** builtin-actors `MinerRawPowerReturn`. */
+const minerRawPowerReturn = declareStruct('MinerRawPowerReturn', [
+  { key: 'rawBytePower', json: 'RawBytePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'meetsConsensusMinimum', json: 'MeetsConsensusMinimum', kind: kinds.bool },
+]);
 
-function readCreateMinerParams(node: CborNode, path: string): CreateMinerParams {
-  const [owner, worker, proof, peer, multiaddrs] = readTuple(node, path, 5);
-  return {
-    owner: readAddress(owner, `${path}.Owner`),
-    worker: readAddress(worker, `${path}.Worker`),
-    windowPoStProofType: readInt64(proof, `${path}.WindowPoStProofType`),
-    peer: readBytes(peer, `${path}.Peer`),
-    multiaddrs: readArray(multiaddrs, `${path}.Multiaddrs`, readBytes),
-  };
-}
+/** builtin-actors `MinerPowerReturn`. */
+const minerPowerReturn = declareStruct('MinerPowerReturn', [
+  { key: 'rawBytePower', json: 'RawBytePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'qualityAdjPower', json: 'QualityAdjPower', kind: kinds.bigInt, description: 'bytes' },
+]);
 
 function setClaim(rt: Runtime, state: PowerState, miner: Address, claim: Claim): void {
   if (claim.rawBytePower < 0n) rt.abort(ExitCode.UsrIllegalState, `negative claim raw power ${claim.rawBytePower}`);
@@ -77,7 +60,7 @@ function setClaim(rt: Runtime, state: PowerState, miner: Address, claim: Claim):
     rt.abort(ExitCode.UsrIllegalState, `negative claim quality-adjusted power ${claim.qualityAdjPower}`);
   }
   const claims = loadClaims(rt.store, state);
-  claims.set(miner.bytes, claimToCborNode(claim));
+  claims.set(miner.bytes, claimStruct.toCborNode(claim));
   state.claims = claims.flush();
 }
 
@@ -114,32 +97,15 @@ function addToClaim(rt: Runtime, state: PowerState, miner: Address, raw: bigint,
 }
 
 function createMiner(rt: Runtime, params: Uint8Array | null): Uint8Array {
-  const create = decodeParams(params, 'CreateMinerParams', readCreateMinerParams);
+  const create = decodeParams(params, createMinerParams);
   rt.validateImmediateCallerAcceptAny();
-  const constructorParams = encodeReturn([
-    create.owner.bytes,
-    create.worker.bytes,
-    [],
-    create.windowPoStProofType,
-    create.peer,
-    create.multiaddrs,
-  ]);
-  const execReturn = extractSendResult(
-    rt.send(
-      Address.newId(INIT_ACTOR_ID),
-      InitMethod.Exec,
-      encodeReturn([ACTOR_CODES.storageminer, constructorParams]),
-      rt.valueReceived,
-    ),
+  const constructorParams = minerConstructorParams.encode({ ...create, controlAddresses: [], peerId: create.peer });
+  const exec = execParams.encode({ code: ACTOR_CODES.storageminer, constructorParams });
+  const created = extractSendResult(
+    rt.send(Address.newId(INIT_ACTOR_ID), InitMethod.Exec, exec, rt.valueReceived),
     'init Exec of a miner',
   );
-  const { idAddress, robustAddress } = decodeParams(execReturn, 'ExecReturn', (node, path) => {
-    const [id, robust] = readTuple(node, path, 2);
-    return {
-      idAddress: readAddress(id, `${path}.IDAddress`),
-      robustAddress: readAddress(robust, `${path}.RobustAddress`),
-    };
-  });
+  const { idAddress, robustAddress } = decodeParams(created, execReturn);
   rt.transaction(powerStateCodec, (state) => {
     setClaim(rt, state, idAddress, {
       windowPoStProofType: create.windowPoStProofType,
@@ -149,16 +115,16 @@ function createMiner(rt: Runtime, params: Uint8Array | null): Uint8Array {
     state.minerCount += 1n;
     if (rt.networkParams.consensusMinerMinPower <= 0n) state.minerAboveMinPowerCount += 1n;
   });
-  return encodeReturn([idAddress.bytes, robustAddress.bytes]);
+  // CreateMinerReturn has ExecReturn's fields.
+  return execReturn.encode({ idAddress, robustAddress });
 }
 
 function updateClaimedPower(rt: Runtime, params: Uint8Array | null): null {
-  const { raw, qa } = decodeParams(params, 'UpdateClaimedPowerParams', (node, path) => {
-    const [raw, qa] = readTuple(node, path, 2);
-    return { raw: readBigInt(raw, `${path}.RawByteDelta`), qa: readBigInt(qa, `${path}.QualityAdjustedDelta`) };
-  });
+  const delta = decodeParams(params, updateClaimedPowerParams);
   rt.validateImmediateCallerType('storageminer');
-  rt.transaction(powerStateCodec, (state) => addToClaim(rt, state, Address.newId(rt.caller), raw, qa));
+  rt.transaction(powerStateCodec, (state) =>
+    addToClaim(rt, state, Address.newId(rt.caller), delta.rawByteDelta, delta.qualityAdjustedDelta),
+  );
   return null;
 }
 
@@ -200,18 +166,17 @@ function onEpochTickEnd(rt: Runtime): null {
   return null;
 }
 
-/** builtin-actors `CurrentTotalPowerReturn`. */
-function currentTotalPowerReturn(rt: Runtime): Uint8Array {
+function reportCurrentTotalPower(rt: Runtime): Uint8Array {
   rt.validateImmediateCallerAcceptAny();
   const state = rt.state(powerStateCodec);
-  return encodeReturn([
-    bigInt(state.thisEpochRawBytePower),
-    bigInt(state.thisEpochQualityAdjPower),
-    bigInt(state.thisEpochPledgeCollateral),
-    filterEstimateToCborNode(state.thisEpochQaPowerSmoothed),
-    state.rampStartEpoch,
-    state.rampDurationEpochs,
-  ]);
+  return currentTotalPowerReturn.encode({
+    rawBytePower: state.thisEpochRawBytePower,
+    qualityAdjPower: state.thisEpochQualityAdjPower,
+    pledgeCollateral: state.thisEpochPledgeCollateral,
+    qualityAdjPowerSmoothed: state.thisEpochQaPowerSmoothed,
+    rampStartEpoch: state.rampStartEpoch,
+    rampDurationEpochs: state.rampDurationEpochs,
+  });
 }
 
 function requireClaim(rt: Runtime, state: PowerState, minerId: bigint, code: ExitCode): Claim {
@@ -220,63 +185,40 @@ function requireClaim(rt: Runtime, state: PowerState, minerId: bigint, code: Exi
   return claim;
 }
 
-export const powerActor: ActorImplementation = {
-  type: 'storagepower',
-  methods: new Map<bigint, MethodHandler>([
-    [
-      METHOD_CONSTRUCTOR,
-      (rt) => {
-        rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
-        rt.createState(powerStateCodec, newPowerState(rt.store));
-        return null;
-      },
-    ],
-    [PowerMethod.CreateMiner, createMiner],
-    [PowerMethod.CreateMinerExported, createMiner],
-    [PowerMethod.UpdateClaimedPower, updateClaimedPower],
-    [PowerMethod.OnEpochTickEnd, onEpochTickEnd],
-    [PowerMethod.UpdatePledgeTotal, updatePledgeTotal],
-    [PowerMethod.CurrentTotalPower, currentTotalPowerReturn],
-    [
-      PowerMethod.NetworkRawPowerExported,
-      (rt) => {
-        rt.validateImmediateCallerAcceptAny();
-        return encodeReturn(bigInt(rt.state(powerStateCodec).thisEpochRawBytePower));
-      },
-    ],
-    [
-      PowerMethod.MinerRawPowerExported,
-      (rt, params) => {
-        const minerId = decodeParams(params, 'MinerRawPowerParams', readUint64);
-        rt.validateImmediateCallerAcceptAny();
-        const state = rt.state(powerStateCodec);
-        const claim = requireClaim(rt, state, minerId, ExitCode.UsrIllegalArgument);
-        const meets = meetsConsensusMinimum(state, claim, rt.networkParams.consensusMinerMinPower);
-        return encodeReturn([bigInt(claim.rawBytePower), meets]);
-      },
-    ],
-    [
-      PowerMethod.MinerCountExported,
-      (rt) => {
-        rt.validateImmediateCallerAcceptAny();
-        return encodeReturn(rt.state(powerStateCodec).minerCount);
-      },
-    ],
-    [
-      PowerMethod.MinerConsensusCountExported,
-      (rt) => {
-        rt.validateImmediateCallerAcceptAny();
-        return encodeReturn(rt.state(powerStateCodec).minerAboveMinPowerCount);
-      },
-    ],
-    [
-      PowerMethod.MinerPowerExported,
-      (rt, params) => {
-        const minerId = decodeParams(params, 'MinerPowerParams', readUint64);
-        rt.validateImmediateCallerAcceptAny();
-        const claim = requireClaim(rt, rt.state(powerStateCodec), minerId, ExitCode.UsrNotFound);
-        return encodeReturn([bigInt(claim.rawBytePower), bigInt(claim.qualityAdjPower)]);
-      },
-    ],
-  ]),
-};
+/** A method anyone may call that returns one value read from the state. */
+function stateGetter(read: (state: PowerState) => unknown): MethodHandler {
+  return (rt) => {
+    rt.validateImmediateCallerAcceptAny();
+    return encodeReturn(read(rt.state(powerStateCodec)));
+  };
+}
+
+export const powerActor = defineActor('storagepower', PowerMethod, {
+  Constructor: (rt) => {
+    rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
+    rt.createState(powerStateCodec, newPowerState(rt.store));
+    return null;
+  },
+  CreateMiner: createMiner,
+  UpdateClaimedPower: updateClaimedPower,
+  OnEpochTickEnd: onEpochTickEnd,
+  UpdatePledgeTotal: updatePledgeTotal,
+  CurrentTotalPower: reportCurrentTotalPower,
+  NetworkRawPowerExported: stateGetter((state) => bigInt(state.thisEpochRawBytePower)),
+  MinerRawPowerExported: (rt, params) => {
+    const minerId = decodeParams(params, 'MinerRawPowerParams', readUint64);
+    rt.validateImmediateCallerAcceptAny();
+    const state = rt.state(powerStateCodec);
+    const claim = requireClaim(rt, state, minerId, ExitCode.UsrIllegalArgument);
+    const meets = meetsConsensusMinimum(state, claim, rt.networkParams.consensusMinerMinPower);
+    return minerRawPowerReturn.encode({ rawBytePower: claim.rawBytePower, meetsConsensusMinimum: meets });
+  },
+  MinerCountExported: stateGetter((state) => state.minerCount),
+  MinerConsensusCountExported: stateGetter((state) => state.minerAboveMinPowerCount),
+  MinerPowerExported: (rt, params) => {
+    const minerId = decodeParams(params, 'MinerPowerParams', readUint64);
+    rt.validateImmediateCallerAcceptAny();
+    const claim = requireClaim(rt, rt.state(powerStateCodec), minerId, ExitCode.UsrNotFound);
+    return minerPowerReturn.encode(claim);
+  },
+});

@@ -6,18 +6,9 @@
  * bit; on a devnet the baseline part stays near zero because the network is tiny.
  */
 
-import { decodeChainCbor } from '../../types/cbor-node.js';
-import { encodeCbor } from '../../types/index.js';
-import type { StateCodec } from '../runtime.js';
-import {
-  bigInt,
-  type FilterEstimate,
-  filterEstimateToCborNode,
-  readBigInt,
-  readFilterEstimate,
-  readInt64,
-  readTuple,
-} from './cbor.js';
+import { declareStruct, kinds, type StructValue } from '../../types/index.js';
+import type { Mutable, StateCodec } from '../runtime.js';
+import { filterEstimateStruct } from './cbor.js';
 import { floorDiv, PRECISION, polyVal } from './math.js';
 import { newFilterEstimate, nextEstimate } from './smoothing.js';
 
@@ -66,52 +57,23 @@ function expneg(x: bigint): bigint {
   return floorDiv(polyVal(EXP_NUM, x) << PRECISION, polyVal(EXP_DENOM, x));
 }
 
-export interface RewardState {
-  cumsumBaseline: bigint;
-  cumsumRealized: bigint;
-  effectiveNetworkTime: bigint;
-  effectiveBaselinePower: bigint;
-  thisEpochReward: bigint;
-  thisEpochRewardSmoothed: FilterEstimate;
-  thisEpochBaselinePower: bigint;
-  epoch: bigint;
-  totalStoragePowerReward: bigint;
-  simpleTotal: bigint;
-  baselineTotal: bigint;
-}
+/** builtin-actors `actors/reward/src/state.rs` `State`; JSON names as go-state-types `builtin/v16/reward`. */
+export const rewardStateStruct = declareStruct('RewardState', [
+  { key: 'cumsumBaseline', json: 'CumsumBaseline', kind: kinds.bigInt, description: 'byte-epochs' },
+  { key: 'cumsumRealized', json: 'CumsumRealized', kind: kinds.bigInt, description: 'byte-epochs' },
+  { key: 'effectiveNetworkTime', json: 'EffectiveNetworkTime', kind: kinds.int64, description: 'epochs' },
+  { key: 'effectiveBaselinePower', json: 'EffectiveBaselinePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'thisEpochReward', json: 'ThisEpochReward', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'thisEpochRewardSmoothed', json: 'ThisEpochRewardSmoothed', kind: filterEstimateStruct.kind },
+  { key: 'thisEpochBaselinePower', json: 'ThisEpochBaselinePower', kind: kinds.bigInt, description: 'bytes' },
+  { key: 'epoch', json: 'Epoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'totalStoragePowerReward', json: 'TotalStoragePowerReward', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'simpleTotal', json: 'SimpleTotal', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'baselineTotal', json: 'BaselineTotal', kind: kinds.bigInt, description: 'attoFIL' },
+]);
+export type RewardState = Mutable<StructValue<typeof rewardStateStruct>>;
 
-export const rewardStateCodec: StateCodec<RewardState> = {
-  decode(bytes) {
-    const f = readTuple(decodeChainCbor(bytes, 'RewardState'), 'RewardState', 11);
-    return {
-      cumsumBaseline: readBigInt(f[0], 'RewardState.CumsumBaseline'),
-      cumsumRealized: readBigInt(f[1], 'RewardState.CumsumRealized'),
-      effectiveNetworkTime: readInt64(f[2], 'RewardState.EffectiveNetworkTime'),
-      effectiveBaselinePower: readBigInt(f[3], 'RewardState.EffectiveBaselinePower'),
-      thisEpochReward: readBigInt(f[4], 'RewardState.ThisEpochReward'),
-      thisEpochRewardSmoothed: readFilterEstimate(f[5], 'RewardState.ThisEpochRewardSmoothed'),
-      thisEpochBaselinePower: readBigInt(f[6], 'RewardState.ThisEpochBaselinePower'),
-      epoch: readInt64(f[7], 'RewardState.Epoch'),
-      totalStoragePowerReward: readBigInt(f[8], 'RewardState.TotalStoragePowerReward'),
-      simpleTotal: readBigInt(f[9], 'RewardState.SimpleTotal'),
-      baselineTotal: readBigInt(f[10], 'RewardState.BaselineTotal'),
-    };
-  },
-  encode: (s) =>
-    encodeCbor([
-      bigInt(s.cumsumBaseline),
-      bigInt(s.cumsumRealized),
-      s.effectiveNetworkTime,
-      bigInt(s.effectiveBaselinePower),
-      bigInt(s.thisEpochReward),
-      filterEstimateToCborNode(s.thisEpochRewardSmoothed),
-      bigInt(s.thisEpochBaselinePower),
-      s.epoch,
-      bigInt(s.totalStoragePowerReward),
-      bigInt(s.simpleTotal),
-      bigInt(s.baselineTotal),
-    ]),
-};
+export const rewardStateCodec: StateCodec<RewardState> = rewardStateStruct;
 
 function baselinePowerFromPrevious(previous: bigint): bigint {
   return (previous * BASELINE_EXPONENT) >> PRECISION;

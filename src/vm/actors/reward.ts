@@ -5,21 +5,14 @@
  * total is burnt. The power actor's cron hook advances the schedule every epoch (UpdateNetworkKPI).
  */
 import { BURNT_FUNDS_ACTOR_ID, STORAGE_POWER_ACTOR_ID, SYSTEM_ACTOR_ID } from '../../state/index.js';
-import { Address, encodeCbor } from '../../types/index.js';
+import { Address, addressKind, declareStruct, kinds } from '../../types/index.js';
 import { ExitCode } from '../exit-code.js';
-import { METHOD_CONSTRUCTOR, METHOD_SEND, MinerMethod, RewardMethod } from '../methods.js';
+import { METHOD_SEND, MinerMethod, RewardMethod } from '../methods.js';
 import type { Runtime } from '../runtime.js';
-import { type ActorImplementation, decodeParams, encodeReturn, type MethodHandler } from './actor.js';
-import {
-  bigInt,
-  type CborNode,
-  filterEstimateToCborNode,
-  readAddress,
-  readBigInt,
-  readInt64,
-  readTuple,
-} from './cbor.js';
+import { decodeParams, defineActor } from './actor.js';
+import { type CborNode, readBigInt } from './cbor.js';
 import { floorDiv } from './math.js';
+import { applyRewardParams, thisEpochRewardReturn } from './method-params.js';
 import {
   newRewardState,
   rewardStateCodec,
@@ -31,16 +24,14 @@ import {
 /** Gas penalties are burnt from the miner three times over (builtin-actors PENALTY_MULTIPLIER). */
 export const PENALTY_MULTIPLIER = 3n;
 
-export interface AwardBlockRewardParams {
-  readonly miner: Address;
-  readonly penalty: bigint;
-  readonly gasReward: bigint;
-  readonly winCount: bigint;
-}
-
-export function encodeAwardBlockRewardParams(params: AwardBlockRewardParams): Uint8Array {
-  return encodeCbor([params.miner.bytes, bigInt(params.penalty), bigInt(params.gasReward), params.winCount]);
-}
+/** builtin-actors `AwardBlockRewardParams`: what the VM passes for each block of a tipset. */
+const awardBlockRewardParams = declareStruct('AwardBlockRewardParams', [
+  { key: 'miner', json: 'Miner', kind: addressKind },
+  { key: 'penalty', json: 'Penalty', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'gasReward', json: 'GasReward', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'winCount', json: 'WinCount', kind: kinds.int64 },
+]);
+export const encodeAwardBlockRewardParams = awardBlockRewardParams.encode;
 
 /** `Option<BigInt>` params (Constructor, UpdateNetworkKPI): the power, or null. */
 function readOptionalPower(params: Uint8Array | null, what: string, rt: Runtime): bigint {
@@ -50,15 +41,7 @@ function readOptionalPower(params: Uint8Array | null, what: string, rt: Runtime)
 }
 
 function awardBlockReward(rt: Runtime, params: Uint8Array | null): null {
-  const award = decodeParams(params, 'AwardBlockRewardParams', (node, path) => {
-    const [miner, penalty, gasReward, winCount] = readTuple(node, path, 4);
-    return {
-      miner: readAddress(miner, `${path}.Miner`),
-      penalty: readBigInt(penalty, `${path}.Penalty`),
-      gasReward: readBigInt(gasReward, `${path}.GasReward`),
-      winCount: readInt64(winCount, `${path}.WinCount`),
-    };
-  });
+  const award = decodeParams(params, awardBlockRewardParams);
   rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
   const priorBalance = rt.currentBalance();
   if (award.penalty < 0n) rt.abort(ExitCode.UsrIllegalArgument, `negative penalty ${award.penalty}`);
@@ -88,7 +71,7 @@ function awardBlockReward(rt: Runtime, params: Uint8Array | null): null {
   const applied = rt.send(
     Address.newId(minerId),
     MinerMethod.ApplyRewards,
-    encodeCbor([bigInt(totalReward), bigInt(award.penalty * PENALTY_MULTIPLIER)]),
+    applyRewardParams.encode({ reward: totalReward, penalty: award.penalty * PENALTY_MULTIPLIER }),
     totalReward,
   );
   // A miner that cannot take its reward (wrong type, broken state) forfeits it to the burnt funds.
@@ -96,11 +79,9 @@ function awardBlockReward(rt: Runtime, params: Uint8Array | null): null {
   return null;
 }
 
-/** builtin-actors `ThisEpochRewardReturn`: `[ThisEpochRewardSmoothed, ThisEpochBaselinePower]`. */
 function thisEpochReward(rt: Runtime): Uint8Array {
   rt.validateImmediateCallerAcceptAny();
-  const state = rt.state(rewardStateCodec);
-  return encodeReturn([filterEstimateToCborNode(state.thisEpochRewardSmoothed), bigInt(state.thisEpochBaselinePower)]);
+  return thisEpochRewardReturn.encode(rt.state(rewardStateCodec));
 }
 
 function updateNetworkKpi(rt: Runtime, params: Uint8Array | null): null {
@@ -115,19 +96,13 @@ function updateNetworkKpi(rt: Runtime, params: Uint8Array | null): null {
   return null;
 }
 
-export const rewardActor: ActorImplementation = {
-  type: 'reward',
-  methods: new Map<bigint, MethodHandler>([
-    [
-      METHOD_CONSTRUCTOR,
-      (rt, params) => {
-        rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
-        rt.createState(rewardStateCodec, newRewardState(readOptionalPower(params, 'RewardConstructorParams', rt)));
-        return null;
-      },
-    ],
-    [RewardMethod.AwardBlockReward, awardBlockReward],
-    [RewardMethod.ThisEpochReward, thisEpochReward],
-    [RewardMethod.UpdateNetworkKPI, updateNetworkKpi],
-  ]),
-};
+export const rewardActor = defineActor('reward', RewardMethod, {
+  Constructor: (rt, params) => {
+    rt.validateImmediateCallerIs(SYSTEM_ACTOR_ID);
+    rt.createState(rewardStateCodec, newRewardState(readOptionalPower(params, 'RewardConstructorParams', rt)));
+    return null;
+  },
+  AwardBlockReward: awardBlockReward,
+  ThisEpochReward: thisEpochReward,
+  UpdateNetworkKPI: updateNetworkKpi,
+});

@@ -3,53 +3,44 @@
  * epoch they unlock, stored as the soonest entry inline and the rest in a separate block, so that
  * the common case — the next entry vesting — rewrites only the miner state.
  */
-import type { CID } from 'multiformats/cid';
 import { type Blockstore, getBlock, putCbor } from '../../ipld/index.js';
 import { decodeChainCbor } from '../../types/cbor-node.js';
-import { bigInt, type CborNode, readArray, readBigInt, readCid, readInt64, readTuple } from './cbor.js';
+import { declareStruct, kinds, type StructValue } from '../../types/index.js';
+import type { Mutable } from '../runtime.js';
 import { quantizeUp, type VestSpec } from './miner-policy.js';
 
-export interface VestingFund {
-  epoch: bigint;
-  amount: bigint;
-}
+/** builtin-actors `actors/miner/src/vesting_state.rs` `VestingFund`: an amount and the epoch it unlocks. */
+export const vestingFundStruct = declareStruct('VestingFund', [
+  { key: 'epoch', json: 'Epoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'amount', json: 'Amount', kind: kinds.bigInt, description: 'attoFIL' },
+]);
+export type VestingFund = Mutable<StructValue<typeof vestingFundStruct>>;
 
-/** null when nothing is locked; otherwise the soonest entry and the CID of the others. */
-export type VestingFunds = { head: VestingFund; tail: CID } | null;
+/** builtin-actors `VestingFunds`: the soonest entry inline and the CID of the others' list. */
+export const vestingFundsStruct = declareStruct('VestingFunds', [
+  { key: 'head', json: 'Head', kind: vestingFundStruct.kind },
+  { key: 'tail', json: 'Tail', kind: kinds.cid },
+]);
 
-function readFund(node: CborNode, path: string): VestingFund {
-  const [epoch, amount] = readTuple(node, path, 2);
-  return { epoch: readInt64(epoch, `${path}.Epoch`), amount: readBigInt(amount, `${path}.Amount`) };
-}
+/** The miner state's field: null when nothing is locked. */
+export const vestingFundsKind = kinds.nullable(vestingFundsStruct.kind);
+export type VestingFunds = StructValue<typeof vestingFundsStruct> | null;
 
-function fundToCborNode(fund: VestingFund): CborNode[] {
-  return [fund.epoch, bigInt(fund.amount)];
-}
-
-export function vestingFundsToCborNode(funds: VestingFunds): CborNode {
-  return funds === null ? null : [fundToCborNode(funds.head), funds.tail];
-}
-
-export function readVestingFunds(node: CborNode, path: string): VestingFunds {
-  if (node === null) return null;
-  const [head, tail] = readTuple(node, path, 2);
-  return { head: readFund(head, `${path}.Head`), tail: readCid(tail, `${path}.Tail`) };
-}
+const tailKind = kinds.array(vestingFundStruct.kind);
 
 export function loadVestingFunds(store: Blockstore, funds: VestingFunds): VestingFund[] {
   if (funds === null) return [];
-  const tail = readArray(
+  const tail = tailKind.fromCbor(
     decodeChainCbor(getBlock(store, funds.tail, 'vesting funds'), 'vesting funds'),
     'VestingFunds',
-    readFund,
   );
-  return funds.head.amount > 0n ? [{ ...funds.head }, ...tail] : tail;
+  return funds.head.amount > 0n ? [{ ...funds.head }, ...tail] : [...tail];
 }
 
 function saveVestingFunds(store: Blockstore, funds: readonly VestingFund[]): VestingFunds {
   const [head, ...rest] = funds;
   if (head === undefined) return null;
-  return { head, tail: putCbor(store, rest.map(fundToCborNode)) };
+  return { head, tail: putCbor(store, tailKind.toCbor(rest, 'VestingFunds')) };
 }
 
 /** Removes the entries vesting before `epoch`; returns their sum. */
@@ -59,16 +50,14 @@ function takeVested(funds: VestingFund[], epoch: bigint): bigint {
   return vested;
 }
 
-/** Unlocks what has vested by `epoch`: the new table and the amount unlocked. */
+/** Unlocks what has vested by `epoch` (and nothing unvested): the new table and the amount unlocked. */
 export function unlockVestedFunds(
   store: Blockstore,
   funds: VestingFunds,
   epoch: bigint,
 ): { funds: VestingFunds; unlocked: bigint } {
-  if (funds === null || funds.head.epoch >= epoch) return { funds, unlocked: 0n };
-  const table = loadVestingFunds(store, funds);
-  const unlocked = takeVested(table, epoch);
-  return { funds: saveVestingFunds(store, table), unlocked };
+  const { funds: remaining, vested } = unlockVestedAndUnvestedFunds(store, funds, epoch, 0n);
+  return { funds: remaining, unlocked: vested };
 }
 
 /**
