@@ -48,7 +48,8 @@ import {
   messageReceiptToCborNode,
   TipSet,
 } from '../src/types/index.js';
-import { accountOf, devnetTemplate, FIL, GENESIS_TIMESTAMP, genesisMiner, keys } from '../test/vm/harness.js';
+import { accountOf, devnetTemplate, FIL, GENESIS_TIMESTAMP, genesisMiner } from '../test/helpers/genesis.js';
+import { keys } from '../test/helpers/keys.js';
 import { assertAgree, type Measurement, report } from './harness.js';
 
 const SCALE = Number(process.env.SNAPSHOT_BENCH_SCALE ?? 1);

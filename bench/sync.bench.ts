@@ -29,7 +29,7 @@ import { attemptElection, createBlock, type MinerContext, winningBlockTemplate }
 import { LedgerNetwork, loadOrCreatePeerKey } from '../src/net/index.js';
 import { DEVNET_2K } from '../src/params/index.js';
 import { ensureParameters, presealSector, sealedCid, unsealedCid } from '../src/proofs/index.js';
-import { connectSyncToNetwork, SyncManager } from '../src/sync/index.js';
+import { BlockIntake, connectSyncToNetwork, SyncManager } from '../src/sync/index.js';
 import {
   Address,
   type FullBlock,
@@ -254,7 +254,7 @@ async function main(): Promise<void> {
     const network = await start(follower.chain, 'follower');
     const sync = new SyncManager({
       chain: follower.chain,
-      validator: follower.validator,
+      intake: new BlockIntake({ chain: follower.chain, validator: follower.validator }),
       exchange: network.exchange,
       params,
       logger,

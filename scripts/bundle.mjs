@@ -3,8 +3,14 @@
 // node's ~1,300 modules took ~0.7 s of CPU, which at startup is taken from the first winning PoSt
 // (the two share the machine's cores). Code splitting keeps the lazily imported parts (the node
 // stack, libp2p, fastify) in chunks that only the commands using them load.
-import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+//
+// The library entry (dist/index.js: `import { startDevnet } from 'ledger-node'`, docs/library.md) is a
+// second entry point of the same build, so it shares the CLI's chunks. Its declarations, compiled by tsc
+// beside dist/index.js, are copied with the declaration files they import into dist/bundle/types/: the
+// package ships only dist/bundle, so they may import nothing else (checked below).
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -12,7 +18,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'bundle');
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
-  entryPoints: [join(root, 'dist', 'cli', 'main.js')],
+  // Named, so the outputs are dist/bundle/main.js (bin/ledger.js runs it) and dist/bundle/index.js.
+  entryPoints: { main: join(root, 'dist', 'cli', 'main.js'), index: join(root, 'dist', 'index.js') },
   outdir,
   bundle: true,
   splitting: true,
@@ -33,3 +40,35 @@ const { metafile } = await build({
 const imports = Object.values(metafile.outputs).flatMap((output) => output.imports);
 const external = [...new Set(imports.filter((i) => i.external).map((i) => i.path))].sort();
 writeFileSync(join(root, 'dist', 'bundle-externals.json'), `${JSON.stringify(external, null, 2)}\n`);
+
+/** Copies `entry` and the declaration files it imports, transitively, from dist/ to dist/bundle/types/. */
+function copyDeclarations(entry) {
+  const dist = join(root, 'dist');
+  const types = join(outdir, 'types');
+  const pending = [entry];
+  const copied = new Set();
+  const builtins = new Set(builtinModules);
+  while (pending.length > 0) {
+    const file = pending.pop();
+    if (copied.has(file)) continue;
+    if (!existsSync(file)) throw new Error(`bundle: ${relative(root, file)} is missing (tsc declarations)`);
+    copied.add(file);
+    cpSync(file, join(types, relative(dist, file)));
+    // Comments may quote imports (docs); only code counts.
+    const source = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    for (const [, spec] of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+      if (spec.startsWith('.')) {
+        pending.push(resolve(dirname(file), spec).replace(/\.js$/, '.d.ts'));
+      } else if (!spec.startsWith('node:') && !builtins.has(spec)) {
+        // A package's types would have to ship as a dependency of ledger-node for the import to resolve.
+        throw new Error(
+          `bundle: ${relative(root, file)} imports types from '${spec}', which the package does not ship`,
+        );
+      }
+    }
+  }
+  return copied.size;
+}
+copyDeclarations(join(root, 'dist', 'index.d.ts'));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The module order of src/ as a check (README, "Layout"): a module imports only itself and the
+// The module order of src/ as a check (docs/architecture.md, "The floors"): a module imports only itself and the
 // modules listed before it, only db/ imports better-sqlite3, only crypto/ and proofs/ import the native addon,
 // and no files import each other in a cycle at run time (type-only imports are erased, so they may). Prints each offending file and import; exits 1 on any.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,6 +28,8 @@ export const LAYERS = [
   'rpc',
   'node',
   'cli',
+  // src/index.ts, the package's entry point (`import … from 'ledger-node'`): above every module, as the CLI.
+  'index',
 ];
 
 /** Packages only some modules may import, and the native addon's own folder. */
@@ -58,10 +60,11 @@ function sourceFiles(dir) {
   });
 }
 
-/** `src/<layer>/…` → layer; a file directly in src/ (none today) has no layer. */
+/** `src/<layer>/…` → layer; `src/index.ts` is the entry layer; any other file directly in src/ has no layer. */
 function layerOf(root, file) {
   const parts = relative(join(root, 'src'), file).split(sep);
-  return parts.length > 1 ? parts[0] : undefined;
+  if (parts.length > 1) return parts[0];
+  return parts[0] === 'index.ts' ? 'index' : undefined;
 }
 
 export function checkLayers(root) {

@@ -73,7 +73,19 @@ export function publishedRootManifest(pkg, nativeVersion) {
     throw new Error('dist/bundle does not load @ledger-node/native: is scripts/bundle.mjs still marking it external?');
   }
   dependencies['@ledger-node/native'] = nativeVersion;
-  const keep = ['name', 'version', 'description', 'license', 'type', 'engines', 'bin', 'repository', 'homepage'];
+  const keep = [
+    'name',
+    'version',
+    'description',
+    'license',
+    'type',
+    'engines',
+    'bin',
+    'exports',
+    'types',
+    'repository',
+    'homepage',
+  ];
   const manifest = Object.fromEntries(keep.filter((key) => pkg[key] !== undefined).map((key) => [key, pkg[key]]));
   return { ...manifest, files: ['bin', 'dist/bundle'], dependencies };
 }

@@ -10,6 +10,8 @@
 //    the tarballs to it as the workflow publishes to npm.
 // 3. Installs `ledger-node` into an empty directory with a fresh npm cache and a PATH without cargo or rustc.
 // 4. Runs the installed `ledger devnet` on a temporary repo until it has mined 3 blocks.
+// 5. Uses the installed package as a library (scripts/check-library.mjs): a plain .mjs file imports `startDevnet` from
+//    'ledger-node', waits for a mined tipset over `rpcUrl`, stops it and exits; a .ts file type-checks against its typings.
 // Prints the tarball sizes, the install time and the devnet's times. npm runs with a temporary user config and
 // cache, so the user's npm setup is untouched. Every child (verdaccio, npm, the devnet) runs in its own process
 // group and is ended on success, failure, timeout (LEDGER_RELEASE_TEST_TIMEOUT_SECS, default 1800) or Ctrl-C.
@@ -29,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot, ensureCachedTool } from './cache-dirs.mjs';
+import { checkLibrary } from './check-library.mjs';
 import { formatSize, packRelease, printRelease, publishRelease, readRelease } from './release-packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -339,6 +342,9 @@ async function main() {
     step(`ledger devnet until ${BLOCKS} blocks are mined`);
     const devnet = await runDevnet(app, tmp, installEnv);
 
+    step("import { startDevnet } from 'ledger-node' in a plain .mjs file");
+    const library = await checkLibrary(app, { ...installEnv, LEDGER_CACHE_DIR: cacheRoot });
+
     step('summary');
     printRelease(release);
     const total = release.packages.reduce((sum, p) => sum + p.size, 0);
@@ -348,6 +354,9 @@ async function main() {
     );
     console.log(
       `ledger devnet: RPC after ${devnet.rpcSeconds} s, ${BLOCKS} blocks mined after ${devnet.blocksSeconds} s (height ${devnet.height})`,
+    );
+    console.log(
+      `library: startDevnet() mined, answered ChainHead, stopped and exited in ${library.seconds} s; typings check`,
     );
     console.log(`test:release passed in ${seconds()} s`);
     passed = true;

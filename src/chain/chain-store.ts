@@ -4,8 +4,10 @@
  * chain by height. Tipsets enter through `addTipSet` once consensus has validated their blocks; the
  * heaviest (ties broken by ticket) becomes the head, and subscribers see each move of the head as
  * the tipsets reverted and applied. A head change — canonical rows, message inclusions and the head
- * itself — is one transaction, and the head in memory moves only once it is committed. A mined block
- * enters through `addMinedBlock`: block, tipset, head and the slash filter's record in one transaction.
+ * itself — is one transaction, and the head in memory moves only once it is committed. Validated
+ * blocks enter through `addBlocks` (called by the sync module's block intake): the blocks, the tipset
+ * they form with the blocks already held on the same parents, the head and whatever the caller writes
+ * alongside (a mined block's slash-filter record) in one transaction.
  */
 import { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
@@ -49,6 +51,12 @@ interface HeadMove {
   readonly tipSet: TipSet;
   readonly weight: bigint;
   readonly change: HeadChange;
+}
+
+/** What `addBlocks` recorded: the tipset the blocks joined (expanded) and whether it became the head. */
+export interface AddedBlocks {
+  readonly tipSet: TipSet;
+  readonly becameHead: boolean;
 }
 
 export interface ChainStoreOptions {
@@ -309,19 +317,24 @@ export class ChainStore implements HeadChangeSource {
   }
 
   /**
-   * Stores a block and adds the tipset of that block alone, in one transaction with `alongside`
-   * (run first; it may throw to refuse the block): all of it is written, or none of it. The mining
-   * loop records its block in the slash filter this way, so a failed write (a full disk) leaves no
-   * record of a block that never joined the chain. Returns whether it became the head.
+   * Stores validated blocks of one epoch on one parent tipset and records the tipset they form,
+   * expanded with the blocks already accepted at that height on the same parents, at most one per
+   * miner (filecoin-project/lotus `chain/store/store.go` `expandTipset`); the expanded tipset then
+   * competes for the head. `alongside` runs first in the same transaction and may throw to refuse
+   * the blocks: all of it is written, or none of it (the mining loop's slash-filter record never
+   * outlives a failed write). The head in memory moves once the transaction is committed.
    */
-  addMinedBlock(block: FullBlock, alongside?: () => void): boolean {
-    const tipSet = TipSet.fromHeaders([block.header]);
+  addBlocks(blocks: readonly FullBlock[], alongside?: () => void): AddedBlocks {
+    const own = TipSet.fromHeaders(blocks.map((block) => block.header));
+    const expanded = this.#expand(own);
     const move = this.#db.transaction(() => {
       alongside?.();
-      this.putBlock(block);
-      return this.#indexTipSet(tipSet);
+      for (const block of blocks) this.putBlock(block);
+      // The blocks' own tipset is recorded too: peers announce it and children name it as parents.
+      if (expanded !== own) this.#recordTipSet(own);
+      return this.#indexTipSet(expanded);
     });
-    return this.#moveHead(move);
+    return { tipSet: expanded, becameHead: this.#moveHead(move) };
   }
 
   subscribeHeadChanges(listener: HeadChangeListener): () => void {
@@ -345,8 +358,7 @@ export class ChainStore implements HeadChangeSource {
    * memory moves only once they are committed (`#moveHead`).
    */
   #indexTipSet(tipSet: TipSet): HeadMove | undefined {
-    const weight = this.weightOf(tipSet);
-    this.#index.putTipSet({ key: tipSet.key, height: tipSet.height, parents: tipSet.parents, weight });
+    const weight = this.#recordTipSet(tipSet);
     const heavier = weight > this.#headWeight || (weight === this.#headWeight && winsWeightTie(tipSet, this.#head));
     if (!heavier) return undefined;
     const change = headChangePath(this.#head, tipSet, (key) => this.loadTipSet(key));
@@ -367,6 +379,32 @@ export class ChainStore implements HeadChangeSource {
     }
     this.#index.setMeta(HEAD, tipSet.key.bytes);
     return { tipSet, weight, change };
+  }
+
+  /** Writes a tipset's index row; returns its weight. */
+  #recordTipSet(tipSet: TipSet): bigint {
+    const weight = this.weightOf(tipSet);
+    this.#index.putTipSet({ key: tipSet.key, height: tipSet.height, parents: tipSet.parents, weight });
+    return weight;
+  }
+
+  /**
+   * `own` joined by the blocks of accepted tipsets at its height on the same parents, skipping a
+   * second block of a miner already in (Lotus `expandTipset`); `own` itself when there are none.
+   */
+  #expand(own: TipSet): TipSet {
+    const headers = new Map(own.cids.map((cid, i) => [cid.toString(), own.blocks[i]!]));
+    const miners = new Set(own.blocks.map((header) => header.miner.toString()));
+    for (const known of this.tipSetsAt(own.height)) {
+      if (!known.parents.equals(own.parents)) continue;
+      known.blocks.forEach((header, i) => {
+        const cid = known.cids[i]!.toString();
+        if (headers.has(cid) || miners.has(header.miner.toString())) return;
+        headers.set(cid, header);
+        miners.add(header.miner.toString());
+      });
+    }
+    return headers.size === own.blocks.length ? own : TipSet.fromHeaders([...headers.values()]);
   }
 
   /** Makes a committed head change the head in memory and tells the subscribers. */

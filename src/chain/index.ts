@@ -13,7 +13,7 @@ export {
   type StoredBlockMessages,
   txMetaCidOf,
 } from './block-messages.js';
-export { ChainStore, type ChainStoreOptions } from './chain-store.js';
+export { type AddedBlocks, ChainStore, type ChainStoreOptions } from './chain-store.js';
 export { ChainError, ChainErrorCode } from './errors.js';
 export { type HeadChange, type HeadChangeListener, type HeadChangeSource, headChangePath } from './head-change.js';
 export { TipSetStates } from './tipset-states.js';

@@ -19,6 +19,17 @@ export function parseHexArgument(value: string): Uint8Array {
   }
 }
 
+/** A whole number from `min` to `max` for the option `name` (`--api`). */
+export function integerParser(name: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max) {
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+    }
+    return number;
+  };
+}
+
 export function choiceParser<T extends string>(choices: readonly T[]): (value: string) => T {
   return (value) => {
     if (!(choices as readonly string[]).includes(value)) {

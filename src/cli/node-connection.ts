@@ -3,8 +3,9 @@
  * when set, else the `api` and `token` files of the repo (`--repo`, `$LEDGER_PATH`, `~/.ledger`).
  * Without a token the node still answers read-level calls.
  */
+import type { Command } from 'commander';
 import { defaultRepoPath, Repo } from '../node/repo.js';
-import { NodeApi, RpcClient } from '../rpc/client.js';
+import { type LedgerApi, ledgerApi, RpcClient, type RpcClientOptions } from '../rpc/client.js';
 import { parseApiInfo, rpcUrl } from '../rpc/endpoint.js';
 import { setDefaultNetwork } from '../types/index.js';
 import { LedgerError } from '../utils/errors.js';
@@ -19,6 +20,11 @@ export interface NodeEndpoint {
   /** The multiaddr or URL of the API, as found. */
   readonly address: string;
   readonly token: string | undefined;
+}
+
+/** The global options (`--repo`) as a subcommand's action sees them. */
+export function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals<GlobalOptions>();
 }
 
 export function repoFromOptions(options: GlobalOptions): Repo {
@@ -49,15 +55,20 @@ export function findNode(options: GlobalOptions): NodeEndpoint {
   return { address, token: readTokenIfAllowed(repo) };
 }
 
+/** The typed client of the node at `endpoint` (API v1); `timeoutMs` for calls that may take long. */
+export function apiOf(endpoint: NodeEndpoint, timeoutMs?: number): LedgerApi {
+  const options: RpcClientOptions = { url: rpcUrl(endpoint.address, 1), token: endpoint.token };
+  return ledgerApi(new RpcClient(timeoutMs === undefined ? options : { ...options, timeoutMs }));
+}
+
 /**
  * A client for the node. Addresses are printed with the node's network char (`t` on test
  * networks), which this process learns from the node's version (`<version>+<network>…`): like
  * Lotus, only mainnet writes `f`.
  */
-export async function connectToNode(options: GlobalOptions): Promise<NodeApi> {
-  const { address, token } = findNode(options);
-  const api = new NodeApi(new RpcClient({ url: rpcUrl(address, 1), token }));
-  const { Version } = await api.version();
+export async function connectToNode(options: GlobalOptions): Promise<LedgerApi> {
+  const api = apiOf(findNode(options));
+  const { Version } = await api.Version();
   setDefaultNetwork(Version.split('+')[1] === 'mainnet' ? 'f' : 't');
   return api;
 }

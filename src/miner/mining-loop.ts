@@ -1,8 +1,10 @@
 /**
  * The mining loop (filecoin-project/lotus `miner/miner.go`): for each round on the heaviest head,
  * wait until the round's base time plus the propagation delay, run the election, and when it wins
- * pick messages, build the block, wait for its timestamp, validate it and add it to the chain. A
- * lost election is a null round: the next round is tried on the same base one block delay later.
+ * pick messages, build the block, wait for its timestamp and hand it to the block intake (the one
+ * way into the chain: bad-block cache, validation, store, the tipset merge with blocks other miners
+ * won the same round on the same base, fork choice). A lost election is a null round: the next round
+ * is tried on the same base one block delay later.
  *
  * Round r on base b has timestamp b.timestamp + BlockDelay × (r − b.height) — the genesis
  * timestamp plus r block delays on a chain without gaps. When proving takes longer than a block
@@ -10,11 +12,12 @@
  * behind the wall clock rather than skipping rounds.
  *
  * Everything the loop needs comes in as functions, so the loop is only about timing and order:
- * the node wires the election, block creation and validation of `src/miner` and `src/consensus`.
+ * the node wires the election and block creation of `src/miner` and the block intake of `src/sync`.
  */
 import type { Logger } from 'pino';
 import type { ChainStore } from '../chain/index.js';
 import { blake2b256 } from '../crypto/index.js';
+import type { BlockIntake } from '../sync/index.js';
 import {
   type Address,
   type BlockHeader,
@@ -44,8 +47,8 @@ export interface MiningLoopOptions {
   /** The election for `round` on `base`; null when the miner does not win. */
   readonly elect: (base: TipSet, round: bigint) => Promise<ElectionWin | null>;
   readonly createBlock: (template: BlockTemplate) => Promise<BlockMsg>;
-  /** Consensus validation; throws when the block is invalid. */
-  readonly validate: (block: FullBlock) => Promise<void>;
+  /** Where mined blocks enter the chain (validated there; refused when invalid or marked bad). */
+  readonly intake: Pick<BlockIntake, 'submit'>;
   /** Without one, blocks carry no messages. */
   readonly messages?: BlockMessageSource | undefined;
   readonly logger?: Logger | undefined;
@@ -54,7 +57,7 @@ export interface MiningLoopOptions {
   /**
    * The local slash filter (Lotus step 6): refuses, by throwing, a block that would be a consensus
    * fault together with one this miner produced before, and records the block otherwise. It runs
-   * inside the transaction that adds the block to the chain.
+   * inside the intake's transaction that adds the block to the chain.
    */
   readonly slashFilter?: { minedBlock(header: BlockHeader, parentEpoch: bigint): void } | undefined;
   /** Called with each block the loop added to the chain. */
@@ -217,18 +220,22 @@ export class MiningLoop {
     const built = this.#clock();
     // Published at its timestamp, never before: a block from the future is invalid.
     await this.#sleepUntil(Number(timestamp) * 1000, signal);
-    if (!chain.head().equals(base) && chain.head().height >= round) {
+    // Blocks others won this round on the same base are siblings the block joins; any other head
+    // at or past the round has left this base behind.
+    const head = chain.head();
+    if (head.height > round || (head.height === round && !head.parents.equals(base.key))) {
       logger?.info({ round: Number(round) }, 'the head moved past this round while proving; block dropped');
       return true;
     }
     const validating = this.#clock();
-    await this.#options.validate(block);
-    const validated = this.#clock();
     // The slash filter's check and record, the block and its tipset: one transaction, so a refused
     // block or a failed write (a full disk) leaves neither a record nor the block, and the next
     // round on this base is not taken for a fault against a block that never landed.
     const slashFilter = this.#options.slashFilter;
-    chain.addMinedBlock(block, slashFilter && (() => slashFilter.minedBlock(block.header, base.height)));
+    const tipSet = await this.#options.intake.submit(block, 'mined', {
+      alongside: slashFilter && (() => slashFilter.minedBlock(block.header, base.height)),
+    });
+    const added = this.#clock();
     this.#blocksMined++;
     const cid = blockCid(block.header);
     logger?.info(
@@ -239,7 +246,8 @@ export class MiningLoop {
         messages: messages.length,
         electionMs: elected - started,
         createMs: built - elected,
-        validateMs: validated - validating,
+        tipSetBlocks: tipSet.blocks.length,
+        intakeMs: added - validating,
         lateMs: Math.max(0, validating - Number(timestamp) * 1000),
       },
       'mined a block',

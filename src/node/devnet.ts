@@ -199,10 +199,15 @@ export interface DevnetAccount {
   /** In the parent state of the head. */
   readonly balance: bigint;
   readonly keyInfo: KeyInfoJson;
+  /** The Lotus KeyInfo JSON, hex-encoded: what `ledger devnet` prints, `lotus wallet import` reads. */
+  readonly privateKey: string;
   readonly isDefault: boolean;
 }
 
-/** The funded accounts with their balances now and their keys (what `ledger devnet` prints). */
+/**
+ * The funded accounts whose keys this repo's wallet holds, with their balances now and their keys
+ * (what `ledger devnet` prints). A repo that joined the devnet from a snapshot holds none of them.
+ */
 export function devnetAccounts(info: DevnetInfo, chain: ChainStore, wallet: Wallet): DevnetAccount[] {
   const tree = StateTree.load(chain.blockstore, chain.head().parentStateRoot);
   let defaultAddress: Address | undefined;
@@ -211,13 +216,17 @@ export function devnetAccounts(info: DevnetInfo, chain: ChainStore, wallet: Wall
   } catch {
     defaultAddress = undefined;
   }
-  return info.accounts.map((address) => {
-    const id = tree.lookupId(address);
-    return {
-      address,
-      balance: id === undefined ? 0n : (tree.getActor(id)?.balance ?? 0n),
-      keyInfo: keyInfoToLotusJson(wallet.export(address)),
-      isDefault: defaultAddress?.equals(address) ?? false,
-    };
-  });
+  return info.accounts
+    .filter((address) => wallet.has(address))
+    .map((address) => {
+      const id = tree.lookupId(address);
+      const keyInfo = keyInfoToLotusJson(wallet.export(address));
+      return {
+        address,
+        balance: id === undefined ? 0n : (tree.getActor(id)?.balance ?? 0n),
+        keyInfo,
+        privateKey: toHex(new TextEncoder().encode(JSON.stringify(keyInfo))),
+        isDefault: defaultAddress?.equals(address) ?? false,
+      };
+    });
 }

@@ -1,7 +1,8 @@
 /**
- * Block production wired from its parts: the validator of `src/consensus` and the election and
- * block creation of `src/miner`, signing with the node wallet's worker key, feeding the mining loop
- * (and MinerGetBaseInfo / MinerCreateBlock over RPC, which use the same functions).
+ * Block production wired from its parts: the validator of `src/consensus` behind the block intake
+ * of `src/sync` (the one way into the chain, which sync, gossip and SyncSubmitBlock share), and the
+ * election and block creation of `src/miner`, signing with the node wallet's worker key, feeding the
+ * mining loop (and MinerGetBaseInfo / MinerCreateBlock over RPC, which use the same functions).
  */
 import type { Logger } from 'pino';
 import { BlockValidator, SlashFilter } from '../consensus/index.js';
@@ -16,6 +17,7 @@ import {
 } from '../miner/index.js';
 import { type BlockMessageSource, MiningLoop } from '../miner/mining-loop.js';
 import type { MiningContext } from '../rpc/index.js';
+import { BlockIntake } from '../sync/index.js';
 import type { Address, FullBlock, Signature } from '../types/index.js';
 import type { Wallet } from '../wallet/index.js';
 import type { ChainServices } from './chain-services.js';
@@ -23,6 +25,8 @@ import type { ChainServices } from './chain-services.js';
 export interface Mining {
   readonly loop: MiningLoop;
   readonly validator: BlockValidator;
+  /** Where every block enters the chain; the network services share it. */
+  readonly intake: BlockIntake;
   /** What MinerGetBaseInfo and MinerCreateBlock call. */
   readonly rpc: MiningContext;
 }
@@ -38,6 +42,7 @@ export function createMining(input: {
   const { services, wallet, logger } = input;
   const { chain, states, beacon, params, devnet } = services;
   const validator = new BlockValidator({ chain, states, beacon, params, logger });
+  const intake = new BlockIntake({ chain, validator, logger: logger.child({ module: 'intake' }) });
   const ctx: MinerContext = { chain, states, beacon, params, sectorDirectory: devnet.sectorDirectory };
   // The wallet signs synchronously; the miner library takes an async signer so a remote one fits too.
   const sign = async (address: Address, data: Uint8Array): Promise<Signature> => wallet.sign(address, data);
@@ -49,7 +54,7 @@ export function createMining(input: {
     propagationDelaySecs: params.propagationDelaySecs,
     elect: (base, round) => attemptElection(ctx, devnet.miner, base, round, sign),
     createBlock: build,
-    validate: (block) => validator.validateBlock(block),
+    intake,
     messages: input.messages,
     slashFilter: new SlashFilter(services.db.chainIndex),
     ...(input.onBlock === undefined ? {} : { onBlock: input.onBlock }),
@@ -58,6 +63,7 @@ export function createMining(input: {
   return {
     loop,
     validator,
+    intake,
     rpc: {
       baseInfo: async (miner, round, base, signal) => {
         checkBaseInfoRound(ctx, round, base, Date.now());

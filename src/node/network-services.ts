@@ -5,10 +5,9 @@
  * `/fil/msgs/<network>`, and the blocks this node mines going out on `/fil/blocks/<network>`.
  */
 import type { Logger } from 'pino';
-import { BlockValidator } from '../consensus/index.js';
 import { gossipVerdict, type MessagePool } from '../mpool/index.js';
 import { LedgerNetwork, loadOrCreatePeerKey } from '../net/index.js';
-import { connectSyncToNetwork, SyncManager } from '../sync/index.js';
+import { type BlockIntake, connectSyncToNetwork, SyncManager } from '../sync/index.js';
 import { blockCid, type FullBlock, messageCid, signedMessageCid } from '../types/index.js';
 import type { ChainServices } from './chain-services.js';
 
@@ -25,8 +24,8 @@ export interface NetworkStartOptions {
   readonly services: ChainServices;
   readonly logger: Logger;
   readonly pool?: MessagePool | undefined;
-  /** The mining validator when there is one (its cache of validated blocks is shared). */
-  readonly validator?: BlockValidator | undefined;
+  /** The node's one block intake (the mining loop's): synced and gossiped blocks enter through it. */
+  readonly intake: BlockIntake;
   /** libp2p listen multiaddrs; default one random TCP port on 127.0.0.1. */
   readonly listen?: readonly string[];
   readonly bootstrap?: readonly string[];
@@ -37,9 +36,8 @@ export const DEFAULT_LIBP2P_LISTEN = ['/ip4/127.0.0.1/tcp/0'];
 
 export async function startNetworkServices(options: NetworkStartOptions): Promise<NetworkServices> {
   const { services, logger, pool } = options;
-  const { chain, states, beacon, params } = services;
+  const { chain, states, params } = services;
   const log = logger.child({ module: 'net' });
-  const validator = options.validator ?? new BlockValidator({ chain, states, beacon, params, logger });
   const network = await LedgerNetwork.create({
     chain,
     networkName: services.devnet.networkName,
@@ -50,7 +48,7 @@ export async function startNetworkServices(options: NetworkStartOptions): Promis
   });
   const sync = new SyncManager({
     chain,
-    validator,
+    intake: options.intake,
     exchange: network.exchange,
     params,
     logger: logger.child({ module: 'sync' }),

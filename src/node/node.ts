@@ -24,6 +24,8 @@ import { packageVersion } from './version.js';
 
 /** Command-line settings that take precedence over config.toml. */
 export interface NodeOverrides {
+  /** The API host, instead of config.toml's `[API] ListenAddress` host. */
+  readonly apiHost?: string;
   /** The API port (Lotus's `daemon --api`); 0 picks a free one. */
   readonly apiPort?: number;
   readonly network?: NetworkName;
@@ -60,8 +62,9 @@ export interface DevnetStartOptions extends DevnetOptions {
 function applyOverrides(config: NodeConfig, overrides: NodeOverrides): NodeConfig {
   const network = overrides.network ?? config.chain.network;
   let listenAddress = config.api.listenAddress;
-  if (overrides.apiPort !== undefined) {
-    listenAddress = listenMultiaddr(parseListenAddress(listenAddress).host, overrides.apiPort);
+  if (overrides.apiHost !== undefined || overrides.apiPort !== undefined) {
+    const configured = parseListenAddress(listenAddress);
+    listenAddress = listenMultiaddr(overrides.apiHost ?? configured.host, overrides.apiPort ?? configured.port);
   }
   return {
     api: { ...config.api, listenAddress, maxRequestSize: overrides.maxRequestSize ?? config.api.maxRequestSize },
@@ -176,11 +179,12 @@ export class LedgerNode {
       // first winning PoSt is already running off the main thread.
       const tokens = await loadTokenAuthority(keystore, repo);
       net =
-        chain === undefined || options.p2p?.enabled === false
+        chain === undefined || mining === undefined || options.p2p?.enabled === false
           ? undefined
           : await (await import('./network-services.js')).startNetworkServices({
               repoPath: repo.path,
               services: chain,
+              intake: mining.intake,
               logger,
               pool: mpool?.pool,
               ...(options.p2p?.listen === undefined ? {} : { listen: options.p2p.listen }),

@@ -43,17 +43,14 @@ function circuitsFor(options: ParameterOptions): readonly Circuit[] {
   return options.porep === true ? ALL_CIRCUITS : POST_CIRCUITS;
 }
 
-function fromNative(status: {
+/** The addon's status: the same fields, with plain strings and a nullable problem. */
+type NativeParameterStatus = Omit<ParameterStatus, 'circuit' | 'state' | 'problem'> & {
   circuit: string;
   state: string;
   problem?: string | null;
-  paramsPath: string;
-  vkPath: string;
-  paramsBytes: number;
-  vkBytes: number;
-  generated: boolean;
-  seconds: number;
-}): ParameterStatus {
+};
+
+function fromNative(status: NativeParameterStatus): ParameterStatus {
   const { problem, ...rest } = status;
   return {
     ...rest,

@@ -1,4 +1,5 @@
 /** docs/api.md, generated from the method declarations (`npm run docs:api`; a test fails when it is stale). */
+import { SERVICES } from './context.js';
 import { API_SEMVER, type JsonSchema, NAMESPACES, PERMISSIONS, type RpcMethod } from './method.js';
 
 function typeName(schema: JsonSchema): string {
@@ -26,7 +27,8 @@ export function renderApiMarkdown(methods: readonly RpcMethod[]): string {
       const description = method.expensive
         ? `${method.description} *Expensive: runs within the API's concurrency limits (docs/rpc-limits.md).*`
         : method.description;
-      return `| ${names} | ${method.permission} | ${params} | ${typeName(method.result.schema)} | ${versions} | ${cell(description)} |`;
+      const needs = method.needs.length === 0 ? '—' : method.needs.join(', ');
+      return `| ${names} | ${method.permission} | ${needs} | ${params} | ${typeName(method.result.schema)} | ${versions} | ${cell(description)} |`;
     });
   return [
     '# JSON-RPC API',
@@ -43,8 +45,14 @@ export function renderApiMarkdown(methods: readonly RpcMethod[]): string {
       "A missing permission is JSON-RPC error code 1, `missing permission to invoke '<Name>' (need '<perm>')`; " +
       'an invalid token is HTTP 401.',
     '',
-    '| Method | Permission | Params | Result | Paths | Description |',
-    '| --- | --- | --- | --- | --- | --- |',
+    `"Needs" names the node's services a method uses: ${Object.entries(SERVICES)
+      .map(([service, what]) => `\`${service}\` (${what})`)
+      .join(', ')}. ` +
+      'A node without one of them answers the method with JSON-RPC error code 1, `<Method>: this node does not serve <what> (no <service> service)`, ' +
+      'and leaves the method out of `rpc.discover`.',
+    '',
+    '| Method | Permission | Needs | Params | Result | Paths | Description |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
   ].join('\n');

@@ -6,120 +6,72 @@ import type { CID } from 'multiformats/cid';
 import { type BlockTemplate, blockTemplateFromLotusJson } from '../miner/index.js';
 import {
   type Actor,
+  type ActorJson,
+  actorStruct,
   actorToLotusJson,
+  addressSchema,
   type BlockHeader,
+  type BlockHeaderJson,
   type BlockMsg,
+  type BlockMsgJson,
+  beaconEntryStruct,
+  bigIntSchema,
   bigIntToLotusJson,
+  blockHeaderStruct,
   blockHeaderToLotusJson,
+  blockMsgStruct,
   blockMsgToLotusJson,
+  type CidJson,
   cidToLotusJson,
+  electionProofStruct,
   getDefaultNetwork,
+  type JsonInteger,
+  kinds,
   type Message,
+  type MessageJson,
   type MessageReceipt,
+  type MessageReceiptJson,
+  messageReceiptStruct,
   messageReceiptToLotusJson,
   messageToLotusJson,
+  postProofStruct,
   readJsonCid,
   readJsonInt64,
   type SignedMessage,
+  type SignedMessageJson,
   type TipSet,
+  type TipSetJson,
   type TipSetKey,
+  ticketStruct,
   tipSetKeyFromLotusJson,
+  tipSetKeySchema,
   tipSetToLotusJson,
 } from '../types/index.js';
-import type { JsonSchema, ParamDeclaration, ResultDeclaration } from './method.js';
+import type { ParamDeclaration, ResultDeclaration } from './method.js';
 import { signedMessageJson } from './results.js';
-import {
-  addressSchema,
-  bytesSchema,
-  cidSchema,
-  messageSchema,
-  signatureSchema,
-  signedMessageSchema,
-} from './schemas.js';
+import { cidSchema, messageSchema, signedMessageSchema } from './schemas.js';
 import { sharedResult } from './shared-results.js';
 
-const bigIntSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'a decimal integer' } as const;
-const beaconEntrySchema = {
-  title: 'BeaconEntry',
-  type: 'object',
-  properties: { Round: { type: 'integer' }, Data: bytesSchema },
-} as const;
-const postProofSchema = {
-  title: 'PoStProof',
-  type: 'object',
-  properties: { PoStProof: { type: 'integer' }, ProofBytes: bytesSchema },
-} as const;
-const ticketSchema = { title: 'Ticket', type: ['object', 'null'], properties: { VRFProof: bytesSchema } } as const;
-const electionProofSchema = {
-  title: 'ElectionProof',
-  type: ['object', 'null'],
-  properties: { WinCount: { type: 'integer' }, VRFProof: bytesSchema },
-} as const;
+export { tipSetKeySchema };
 
-export const tipSetKeySchema = {
-  title: 'TipSetKey',
-  type: ['array', 'null'],
-  items: cidSchema,
-  description: 'the CIDs of the blocks of a tipset; null or [] for the heaviest tipset',
-} as const;
+const ticketSchema = kinds.nullable(ticketStruct.kind).schema;
+const electionProofSchema = kinds.nullable(electionProofStruct.kind).schema;
 
-export const blockHeaderSchema = {
-  title: 'BlockHeader',
-  type: 'object',
-  properties: {
-    Miner: addressSchema,
-    Ticket: ticketSchema,
-    ElectionProof: electionProofSchema,
-    BeaconEntries: { type: ['array', 'null'], items: beaconEntrySchema },
-    WinPoStProof: { type: ['array', 'null'], items: postProofSchema },
-    Parents: { type: 'array', items: cidSchema },
-    ParentWeight: bigIntSchema,
-    Height: { type: 'integer' },
-    ParentStateRoot: cidSchema,
-    ParentMessageReceipts: cidSchema,
-    Messages: cidSchema,
-    BLSAggregate: { oneOf: [signatureSchema, { type: 'null' }] },
-    Timestamp: { type: 'integer' },
-    BlockSig: { oneOf: [signatureSchema, { type: 'null' }] },
-    ForkSignaling: { type: 'integer' },
-    ParentBaseFee: bigIntSchema,
-  },
-} as const;
+export const blockHeaderSchema = blockHeaderStruct.schema;
 
+/** TipSet is rebuilt from its blocks (tipset.ts), so its JSON is written by hand; its parts are declared. */
 export const tipSetSchema = {
   title: 'TipSet',
   type: 'object',
   properties: {
     Cids: { type: 'array', items: cidSchema },
     Blocks: { type: 'array', items: blockHeaderSchema },
-    Height: { type: 'integer' },
+    Height: kinds.int64.schema,
   },
   required: ['Cids', 'Blocks', 'Height'],
 } as const;
 
-const receiptSchema = {
-  title: 'MessageReceipt',
-  type: 'object',
-  properties: {
-    ExitCode: { type: 'integer' },
-    Return: { oneOf: [bytesSchema, { type: 'null' }] },
-    GasUsed: { type: 'integer' },
-    EventsRoot: { oneOf: [cidSchema, { type: 'null' }] },
-  },
-} as const;
-
-const actorSchema = {
-  title: 'Actor',
-  type: 'object',
-  properties: {
-    Code: cidSchema,
-    Head: cidSchema,
-    Nonce: { type: 'integer' },
-    Balance: bigIntSchema,
-    DelegatedAddress: { oneOf: [addressSchema, { type: 'null' }] },
-  },
-} as const;
-
+/** The miner's BlockTemplate (miner/block-template.ts) names Lotus's fields of api.BlockTemplate. */
 export const blockTemplateSchema = {
   title: 'BlockTemplate',
   type: 'object',
@@ -128,24 +80,27 @@ export const blockTemplateSchema = {
     Parents: { type: 'array', items: cidSchema },
     Ticket: ticketSchema,
     Eproof: electionProofSchema,
-    BeaconValues: { type: ['array', 'null'], items: beaconEntrySchema },
+    BeaconValues: kinds.array(beaconEntryStruct.kind).schema,
     Messages: { type: ['array', 'null'], items: signedMessageSchema },
-    Epoch: { type: 'integer' },
-    Timestamp: { type: 'integer' },
-    WinningPoStProof: { type: ['array', 'null'], items: postProofSchema },
+    Epoch: kinds.int64.schema,
+    Timestamp: kinds.uint64.schema,
+    WinningPoStProof: kinds.array(postProofStruct.kind).schema,
   },
   required: ['Miner', 'Parents', 'Ticket', 'Eproof', 'Epoch', 'Timestamp'],
 } as const;
 
-export function tipSetKeyParam(name: string, description: string): ParamDeclaration<TipSetKey> {
+export function tipSetKeyParam(
+  name: string,
+  description: string,
+): ParamDeclaration<TipSetKey, readonly CidJson[] | null> {
   return { name, description, schema: tipSetKeySchema, decode: tipSetKeyFromLotusJson };
 }
 
-export function cidParam(name: string, description: string): ParamDeclaration<CID> {
+export function cidParam(name: string, description: string): ParamDeclaration<CID, CidJson> {
   return { name, description, schema: cidSchema, decode: readJsonCid };
 }
 
-export function epochParam(name: string, description: string): ParamDeclaration<bigint> {
+export function epochParam(name: string, description: string): ParamDeclaration<bigint, JsonInteger> {
   return { name, description, schema: { type: 'integer' }, decode: readJsonInt64 };
 }
 
@@ -158,9 +113,9 @@ export function blockTemplateParam(name: string, description: string): ParamDecl
  * is asked for the same head thousands of times a second. The JSON is only ever serialized, never
  * modified, so one object serves every answer.
  */
-const tipSetJsonCache = new WeakMap<TipSet, { network: string; json: unknown }>();
+const tipSetJsonCache = new WeakMap<TipSet, { network: string; json: TipSetJson }>();
 
-function cachedTipSetJson(tipSet: TipSet): unknown {
+function cachedTipSetJson(tipSet: TipSet): TipSetJson {
   const network = getDefaultNetwork();
   const known = tipSetJsonCache.get(tipSet);
   if (known !== undefined && known.network === network) return known.json;
@@ -169,24 +124,24 @@ function cachedTipSetJson(tipSet: TipSet): unknown {
   return json;
 }
 
-export function tipSetResult(description: string): ResultDeclaration<TipSet> {
+export function tipSetResult(description: string): ResultDeclaration<TipSet, TipSetJson> {
   return { name: 'tipSet', description, schema: tipSetSchema, encode: cachedTipSetJson };
 }
 
-export function blockHeaderResult(description: string): ResultDeclaration<BlockHeader> {
+export function blockHeaderResult(description: string): ResultDeclaration<BlockHeader, BlockHeaderJson> {
   return { name: 'blockHeader', description, schema: blockHeaderSchema, encode: blockHeaderToLotusJson };
 }
 
-export function messageResult(description: string): ResultDeclaration<Message> {
+export function messageResult(description: string): ResultDeclaration<Message, MessageJson> {
   return { name: 'message', description, schema: messageSchema, encode: messageToLotusJson };
 }
 
-export function bigIntResult(description: string): ResultDeclaration<bigint> {
+export function bigIntResult(description: string): ResultDeclaration<bigint, string> {
   return { name: 'amount', description, schema: bigIntSchema, encode: bigIntToLotusJson };
 }
 
-export function actorResult(description: string): ResultDeclaration<Actor> {
-  return { name: 'actor', description, schema: actorSchema, encode: actorToLotusJson };
+export function actorResult(description: string): ResultDeclaration<Actor, ActorJson> {
+  return { name: 'actor', description, schema: actorStruct.schema, encode: actorToLotusJson };
 }
 
 /** Lotus `api.Message`: the chain CID (`Cid`) and the unsigned message. */
@@ -196,7 +151,15 @@ export interface ApiMessage {
 }
 
 /** A list that Go returns as a nil slice when empty: `null`, not `[]`. */
-export function apiMessagesResult(description: string): ResultDeclaration<ApiMessage[] | null> {
+/** Lotus `api.Message` as JSON. */
+export interface ApiMessageJson {
+  Cid: CidJson;
+  Message: MessageJson;
+}
+
+export function apiMessagesResult(
+  description: string,
+): ResultDeclaration<ApiMessage[] | null, ApiMessageJson[] | null> {
   return {
     name: 'messages',
     description,
@@ -211,11 +174,13 @@ export function apiMessagesResult(description: string): ResultDeclaration<ApiMes
   };
 }
 
-export function receiptsResult(description: string): ResultDeclaration<MessageReceipt[] | null> {
+export function receiptsResult(
+  description: string,
+): ResultDeclaration<MessageReceipt[] | null, MessageReceiptJson[] | null> {
   return {
     name: 'receipts',
     description,
-    schema: { type: ['array', 'null'], items: receiptSchema },
+    schema: { type: ['array', 'null'], items: messageReceiptStruct.schema },
     encode: (receipts) => (receipts === null ? null : receipts.map(messageReceiptToLotusJson)),
   };
 }
@@ -226,7 +191,14 @@ export interface BlockMessagesValue {
   readonly cids: readonly CID[];
 }
 
-export function blockMessagesResult(description: string): ResultDeclaration<BlockMessagesValue> {
+/** Lotus `api.BlockMessages` as JSON. */
+export interface BlockMessagesJson {
+  BlsMessages: MessageJson[];
+  SecpkMessages: SignedMessageJson[];
+  Cids: CidJson[];
+}
+
+export function blockMessagesResult(description: string): ResultDeclaration<BlockMessagesValue, BlockMessagesJson> {
   return {
     name: 'blockMessages',
     description,
@@ -247,28 +219,13 @@ export function blockMessagesResult(description: string): ResultDeclaration<Bloc
   };
 }
 
-export function nullableBlockMsgResult(description: string): ResultDeclaration<BlockMsg | null> {
+export function nullableBlockMsgResult(description: string): ResultDeclaration<BlockMsg | null, BlockMsgJson | null> {
   return {
     name: 'blockMsg',
     description,
     schema: {
-      oneOf: [
-        {
-          title: 'BlockMsg',
-          type: 'object',
-          properties: {
-            Header: blockHeaderSchema,
-            BlsMessages: { type: ['array', 'null'], items: cidSchema },
-            SecpkMessages: { type: ['array', 'null'], items: cidSchema },
-          },
-        },
-        { type: 'null' },
-      ],
+      oneOf: [blockMsgStruct.schema, { type: 'null' }],
     },
     encode: (block) => (block === null ? null : blockMsgToLotusJson(block)),
   };
-}
-
-export function plainJsonResult<R>(name: string, description: string, schema: JsonSchema): ResultDeclaration<R> {
-  return { name, description, schema, encode: (value) => value };
 }

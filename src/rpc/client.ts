@@ -1,34 +1,15 @@
 /**
  * A JSON-RPC client for the node (and for Lotus: it speaks the same protocol). `RpcClient` sends
- * one call per HTTP POST with the token as a Bearer header; `NodeApi` wraps it with typed methods
- * that encode parameters and strictly decode results with the types' Lotus JSON codecs.
+ * one call per HTTP POST with the token as a Bearer header; `ledgerApi` wraps it in `LedgerApi`,
+ * whose methods and their Lotus JSON types are derived from the method declarations
+ * (`rpc/methods/`), so client and server cannot drift apart.
  * Failures are LedgerErrors: `NodeUnreachableError` when nothing answers, `RpcHttpError` for an
  * HTTP-level refusal (401: bad token), `JsonRpcError` (with `rpcCode`) for a JSON-RPC error.
  */
-import {
-  type Address,
-  addressFromLotusJson,
-  addressToLotusJson,
-  jsonFail,
-  type Message,
-  messageToLotusJson,
-  parseJsonLossless,
-  readJsonArray,
-  readJsonBytes,
-  readJsonObject,
-  type Signature,
-  type SignedMessage,
-  signatureFromLotusJson,
-  signatureToLotusJson,
-  signedMessageFromLotusJson,
-  stringifyJsonLossless,
-} from '../types/index.js';
-import { toBase64 } from '../utils/bytes.js';
-import { type KeyInfo, type KeyType, keyInfoFromLotusJson, keyInfoToLotusJson } from '../wallet/index.js';
+import { parseJsonLossless, stringifyJsonLossless } from '../types/index.js';
 import { JsonRpcError, NodeUnreachableError, RpcHttpError } from './errors.js';
-import type { Permission } from './method.js';
-import type { ApiVersionJson } from './methods/common.js';
-import type { OpenRpcDocument } from './openrpc.js';
+import { type ApiVersion, type DeclaredMethod, NAMESPACES } from './method.js';
+import type { allMethods } from './methods/index.js';
 
 export interface RpcClientOptions {
   /** The full URL of an API path, e.g. `http://127.0.0.1:1234/rpc/v1`. */
@@ -97,101 +78,36 @@ function parseResponse(text: string): Record<string, unknown> | undefined {
   return undefined;
 }
 
-function readBoolean(json: unknown, path: string): boolean {
-  return typeof json === 'boolean' ? json : jsonFail(path, 'a boolean', json);
-}
+/** The methods served on `/rpc/v1` (the path the client talks to), from their declarations. */
+type V1Method<M = (typeof allMethods)[number]> =
+  M extends DeclaredMethod<string, readonly unknown[], unknown, infer V> ? (1 extends V ? M : never) : never;
 
-function readNumber(json: unknown, path: string): number {
-  return typeof json === 'number' ? json : jsonFail(path, 'a number', json);
-}
+/**
+ * The node's API, typed from the method declarations: each method takes the Lotus JSON of its
+ * parameters and resolves to the Lotus JSON of its result (`(await api.ChainHead()).Height`).
+ * Decode with the types' `…FromLotusJson` where a value is needed.
+ */
+export type LedgerApi = {
+  readonly [M in V1Method as M['name']]: M extends DeclaredMethod<string, infer A, infer J, ApiVersion>
+    ? (...params: A) => Promise<J>
+    : never;
+};
 
-function readString(json: unknown, path: string): string {
-  return typeof json === 'string' ? json : jsonFail(path, 'a string', json);
-}
-
-/** The node's API with typed calls (namespace `Ledger.`). */
-export class NodeApi {
-  readonly rpc: RpcClient;
-
-  constructor(rpc: RpcClient) {
-    this.rpc = rpc;
-  }
-
-  #call(name: string, params: readonly unknown[] = []): Promise<unknown> {
-    return this.rpc.request(`Ledger.${name}`, params);
-  }
-
-  async version(): Promise<ApiVersionJson> {
-    const json = readJsonObject(await this.#call('Version'), 'Version');
-    return {
-      Version: readString(json.Version, 'Version.Version'),
-      APIVersion: readNumber(json.APIVersion, 'Version.APIVersion'),
-      BlockDelay: readNumber(json.BlockDelay, 'Version.BlockDelay'),
-      Agent: readString(json.Agent, 'Version.Agent'),
-    };
-  }
-
-  async discover(): Promise<OpenRpcDocument> {
-    return readJsonObject(await this.#call('Discover'), 'Discover') as unknown as OpenRpcDocument;
-  }
-
-  /** A new token; AuthNew's base64 is decoded here. */
-  async authNew(permissions: readonly Permission[]): Promise<string> {
-    return new TextDecoder().decode(readJsonBytes(await this.#call('AuthNew', [permissions]), 'AuthNew'));
-  }
-
-  async authVerify(token: string): Promise<string[]> {
-    return readJsonArray(await this.#call('AuthVerify', [token]), 'AuthVerify', readString);
-  }
-
-  async walletNew(type: KeyType): Promise<Address> {
-    return addressFromLotusJson(await this.#call('WalletNew', [type]), 'WalletNew');
-  }
-
-  async walletList(): Promise<Address[]> {
-    return readJsonArray(await this.#call('WalletList'), 'WalletList', addressFromLotusJson);
-  }
-
-  async walletHas(address: Address): Promise<boolean> {
-    return readBoolean(await this.#call('WalletHas', [addressToLotusJson(address)]), 'WalletHas');
-  }
-
-  async walletDefaultAddress(): Promise<Address> {
-    return addressFromLotusJson(await this.#call('WalletDefaultAddress'), 'WalletDefaultAddress');
-  }
-
-  async walletSetDefault(address: Address): Promise<void> {
-    await this.#call('WalletSetDefault', [addressToLotusJson(address)]);
-  }
-
-  async walletSign(address: Address, data: Uint8Array): Promise<Signature> {
-    return signatureFromLotusJson(
-      await this.#call('WalletSign', [addressToLotusJson(address), toBase64(data)]),
-      'WalletSign',
-    );
-  }
-
-  async walletSignMessage(address: Address, message: Message): Promise<SignedMessage> {
-    return signedMessageFromLotusJson(
-      await this.#call('WalletSignMessage', [addressToLotusJson(address), messageToLotusJson(message)]),
-      'WalletSignMessage',
-    );
-  }
-
-  async walletVerify(address: Address, data: Uint8Array, signature: Signature): Promise<boolean> {
-    const params = [addressToLotusJson(address), toBase64(data), signatureToLotusJson(signature)];
-    return readBoolean(await this.#call('WalletVerify', params), 'WalletVerify');
-  }
-
-  async walletExport(address: Address): Promise<KeyInfo> {
-    return keyInfoFromLotusJson(await this.#call('WalletExport', [addressToLotusJson(address)]), 'WalletExport');
-  }
-
-  async walletImport(keyInfo: KeyInfo): Promise<Address> {
-    return addressFromLotusJson(await this.#call('WalletImport', [keyInfoToLotusJson(keyInfo)]), 'WalletImport');
-  }
-
-  async walletDelete(address: Address): Promise<void> {
-    await this.#call('WalletDelete', [addressToLotusJson(address)]);
-  }
+/**
+ * A LedgerApi over `rpc`, calling `Ledger.<Name>`. Only PascalCase names are methods (Lotus names
+ * all are), so the object is no thenable and prints nothing surprising.
+ */
+export function ledgerApi(rpc: RpcClient): LedgerApi {
+  const calls = new Map<string, (...params: unknown[]) => Promise<unknown>>();
+  return new Proxy({} as LedgerApi, {
+    get: (_target, name) => {
+      if (typeof name !== 'string' || !/^[A-Z]/.test(name)) return undefined;
+      let call = calls.get(name);
+      if (call === undefined) {
+        call = (...params) => rpc.request(`${NAMESPACES[0]}.${name}`, params);
+        calls.set(name, call);
+      }
+      return call;
+    },
+  });
 }

@@ -5,7 +5,7 @@
  * of importing a singleton, so every handler stays testable on its own.
  */
 import type { ChainStore, TipSetStates } from '../chain/index.js';
-import type { BlockTemplate } from '../miner/index.js';
+import type { BlockTemplate, MiningBaseInfoJson } from '../miner/index.js';
 import type { GasEstimator, MessagePool, MessageSigner } from '../mpool/index.js';
 import type { LedgerNetwork } from '../net/index.js';
 import type { NetworkParams } from '../params/index.js';
@@ -40,7 +40,7 @@ export interface MiningContext {
    * Lotus `MiningBaseInfo` as Lotus JSON, or null when the miner has no power at the lookback.
    * Refuses rounds whose beacon entries are not due yet; `signal` stops the work.
    */
-  baseInfo(miner: Address, round: bigint, base: TipSet, signal?: AbortSignal): Promise<unknown | null>;
+  baseInfo(miner: Address, round: bigint, base: TipSet, signal?: AbortSignal): Promise<MiningBaseInfoJson | null>;
   /** Lotus `MinerCreateBlock`: builds and signs (with the wallet's worker key) a block from a template. */
   createBlock(template: BlockTemplate): Promise<BlockMsg>;
 }
@@ -72,3 +72,18 @@ export interface RpcContext {
   /** Absent without a chain, like `chain`. */
   readonly net?: NetContext;
 }
+
+/**
+ * The services a node may lack, each with what a method that needs it cannot do without it: a
+ * method declares the ones it uses (`needs`), and the dispatcher answers one error for the rest.
+ */
+export const SERVICES = {
+  chain: 'the chain',
+  mpool: 'a message pool',
+  net: 'the libp2p network and chain sync',
+  mining: 'block production',
+} as const satisfies { readonly [K in keyof RpcContext as undefined extends RpcContext[K] ? K : never]-?: string };
+export type Service = keyof typeof SERVICES;
+
+/** The context a handler gets: the services it declared are there. */
+export type ServedContext<S extends Service> = RpcContext & { readonly [K in S]-?: NonNullable<RpcContext[K]> };

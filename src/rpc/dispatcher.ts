@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
 import { AbortedError } from '../utils/abort.js';
 import { LedgerError } from '../utils/errors.js';
-import type { RpcContext } from './context.js';
-import { JsonRpcError, JsonRpcErrorCode, permissionDenied } from './errors.js';
+import type { RpcContext, Service } from './context.js';
+import { JsonRpcError, JsonRpcErrorCode, permissionDenied, ServiceUnavailableError } from './errors.js';
 import { ExpensiveCallGate } from './expensive-calls.js';
 import { LIMIT_CONFIG_KEYS, type RpcLimits, responseTooLarge, rpcLimits } from './limits.js';
 import { type ApiVersion, type CallInfo, isPromise, type MaybePromise, methodNames, type RpcMethod } from './method.js';
@@ -122,7 +122,10 @@ class Call implements CallInfo {
 
 export class Dispatcher {
   readonly #byName = new Map<string, RpcMethod>();
+  /** The methods this node serves on this path: every service they need is in the context. */
   readonly #methods: readonly RpcMethod[];
+  /** The methods declared on this path whose service the node lacks, with the first one missing. */
+  readonly #unavailable = new Map<RpcMethod, Service>();
   readonly #apiVersion: ApiVersion;
   readonly #context: RpcContext;
   readonly #logger: Logger;
@@ -131,13 +134,16 @@ export class Dispatcher {
   readonly #gate: ExpensiveCallGate;
 
   constructor(options: DispatcherOptions) {
-    this.#methods = options.methods.filter((m) => m.apiVersions.includes(options.apiVersion));
-    for (const method of this.#methods) {
+    const declared = options.methods.filter((m) => m.apiVersions.includes(options.apiVersion));
+    for (const method of declared) {
       for (const name of methodNames(method)) {
         if (this.#byName.has(name)) throw new Error(`RPC method ${name} is declared twice`);
         this.#byName.set(name, method);
       }
+      const missing = method.needs.find((service) => options.context[service] === undefined);
+      if (missing !== undefined) this.#unavailable.set(method, missing);
     }
+    this.#methods = declared.filter((method) => !this.#unavailable.has(method));
     this.#apiVersion = options.apiVersion;
     this.#context = options.context;
     this.#logger = options.logger;
@@ -271,6 +277,8 @@ export class Dispatcher {
     const method = this.#byName.get(name);
     if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
     if (!permissions.includes(method.permission)) throw permissionDenied(method.name, method.permission);
+    const missing = this.#unavailable.size === 0 ? undefined : this.#unavailable.get(method);
+    if (missing !== undefined) throw new ServiceUnavailableError(name, missing);
 
     if (params.length !== method.params.length) {
       const expected = method.params.map((p) => p.name).join(', ');

@@ -4,6 +4,7 @@
  * same class for an error object it receives, so callers branch on `rpcCode` or the stable `code`.
  */
 import { LedgerError } from '../utils/errors.js';
+import { SERVICES, type Service } from './context.js';
 
 export const JsonRpcErrorCode = {
   ParseError: -32700,
@@ -44,6 +45,23 @@ export function permissionDenied(method: string, permission: string): JsonRpcErr
     JsonRpcErrorCode.CallFailed,
     `missing permission to invoke '${method}' (need '${permission}')`,
   );
+}
+
+/**
+ * A method called on a node that lacks a service the method needs (its declaration's `needs`): one
+ * error for every such method, answered as a refused call (JSON-RPC code 1, as the method's own
+ * errors are).
+ */
+export class ServiceUnavailableError extends LedgerError {
+  readonly service: Service;
+
+  constructor(method: string, service: Service) {
+    super(
+      'ERR_SERVICE_UNAVAILABLE',
+      `${method}: this node does not serve ${SERVICES[service]} (no ${service} service)`,
+    );
+    this.service = service;
+  }
 }
 
 /** The node could not be reached at all (refused, unresolvable, timed out). */

@@ -6,11 +6,27 @@ export {
   JWT_SECRET_KEY_TYPE,
   TokenAuthority,
 } from './auth.js';
-export { NodeApi, RpcClient, type RpcClientOptions } from './client.js';
-export type { ChainContext, MiningContext, MpoolContext, NodeInfo, RpcContext } from './context.js';
+export { type LedgerApi, ledgerApi, RpcClient, type RpcClientOptions } from './client.js';
+export {
+  type ChainContext,
+  type MiningContext,
+  type MpoolContext,
+  type NodeInfo,
+  type RpcContext,
+  SERVICES,
+  type ServedContext,
+  type Service,
+} from './context.js';
 export { Dispatcher } from './dispatcher.js';
 export { type ApiInfo, type HostPort, listenMultiaddr, parseApiInfo, parseListenAddress, rpcUrl } from './endpoint.js';
-export { JsonRpcError, JsonRpcErrorCode, NodeUnreachableError, permissionDenied, RpcHttpError } from './errors.js';
+export {
+  JsonRpcError,
+  JsonRpcErrorCode,
+  NodeUnreachableError,
+  permissionDenied,
+  RpcHttpError,
+  ServiceUnavailableError,
+} from './errors.js';
 export { ExpensiveCallGate } from './expensive-calls.js';
 export {
   DEFAULT_MAX_REQUEST_BYTES,
@@ -25,10 +41,12 @@ export {
   API_VERSIONS,
   type ApiVersion,
   type CallInfo,
+  type DeclaredMethod,
   declareMethod,
   isPermission,
   type MethodDeclaration,
   methodNames,
+  methodsNeeding,
   NAMESPACES,
   type ParamDeclaration,
   PERMISSIONS,

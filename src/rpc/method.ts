@@ -6,9 +6,11 @@
  *
  * A later module adds methods by writing `declareMethod({...})` in `rpc/methods/<namespace>.ts`
  * and listing it in `rpc/methods/index.ts`; its handler gets typed, already-decoded parameters and
- * the node's services through `RpcContext`.
+ * a context holding the node's services it declares in `needs`. The typed client (client.ts) is
+ * derived from the same declarations.
  */
-import type { RpcContext } from './context.js';
+import type { JsonSchema } from '../types/index.js';
+import type { RpcContext, ServedContext, Service } from './context.js';
 
 /** Lotus's permissions, lowest first. Tokens are minted with a permission and every one below it. */
 export const PERMISSIONS = ['read', 'write', 'sign', 'admin'] as const;
@@ -42,10 +44,11 @@ export function packApiSemver(apiVersion: ApiVersion): number {
 /** The primary namespace and the alias stock Lotus clients use. */
 export const NAMESPACES = ['Ledger', 'Filecoin'] as const;
 
-/** A JSON Schema (draft 7, as OpenRPC uses it). */
-export type JsonSchema = Readonly<Record<string, unknown>>;
+/** The chain types' declarations (types/struct.ts) derive their schemas, so the type lives there. */
+export type { JsonSchema };
 
-export interface ParamDeclaration<T> {
+/** `T` is the decoded value the handler gets, `J` the Lotus JSON a client sends (the typed client's parameter). */
+export interface ParamDeclaration<T, J = unknown> {
   readonly name: string;
   readonly description: string;
   readonly schema: JsonSchema;
@@ -54,14 +57,17 @@ export interface ParamDeclaration<T> {
    * `path` (the parameter's name) and says what was expected (the types' `…FromLotusJson` do).
    */
   readonly decode: (json: unknown, path: string) => T;
+  /** Type only, never set: carries `J` to the typed client (client.ts). */
+  readonly lotusJson?: J;
 }
 
-export interface ResultDeclaration<R> {
+/** `R` is the handler's value, `J` the Lotus JSON written for it (what the typed client returns). */
+export interface ResultDeclaration<R, J = unknown> {
   readonly name: string;
   readonly description: string;
   readonly schema: JsonSchema;
   /** Lotus JSON for the handler's value (bigints are written as JSON numbers). */
-  readonly encode: (value: R) => unknown;
+  readonly encode: (value: R) => J;
 }
 
 /** What the dispatcher knows about the call being served. */
@@ -69,21 +75,48 @@ export interface CallInfo {
   readonly apiVersion: ApiVersion;
   /** The caller's permissions (from its token, or `read` without one). */
   readonly permissions: readonly string[];
-  /** The methods served on this API version: what `Discover` describes. */
+  /** The methods this node serves on this API version (their services present): what `Discover` describes. */
   readonly methods: readonly RpcMethod[];
   /** Aborted when the caller goes away or the server stops: long waits (StateWaitMsg) end then. */
   readonly signal?: AbortSignal | undefined;
 }
 
-export interface MethodDeclaration<P extends readonly unknown[], R> {
+// biome-ignore lint/suspicious/noExplicitAny: any parameter declaration, whatever its value and JSON types.
+type AnyParam = ParamDeclaration<any, any>;
+
+/** The decoded values of a list of parameter declarations: what the handler gets. */
+export type DecodedParams<D extends readonly AnyParam[]> = {
+  -readonly [K in keyof D]: D[K] extends ParamDeclaration<infer T, unknown> ? T : never;
+};
+
+/** The Lotus JSON of a list of parameter declarations: what a client sends. */
+export type ParamsJson<D extends readonly AnyParam[]> = {
+  -readonly [K in keyof D]: D[K] extends ParamDeclaration<unknown, infer J> ? J : never;
+};
+
+export interface MethodDeclaration<
+  N extends string,
+  D extends readonly AnyParam[],
+  R,
+  J,
+  S extends Service,
+  V extends readonly ApiVersion[],
+> {
   /** The Lotus method name without namespace (`WalletNew`); served as `Ledger.X` and `Filecoin.X`. */
-  readonly name: string;
+  readonly name: N;
   readonly description: string;
   readonly permission: Permission;
-  readonly apiVersions: readonly ApiVersion[];
+  /** Both by default; a method whose v0 and v1 forms differ declares each form with its version. */
+  readonly apiVersions?: V;
+  /**
+   * The node's services the handler uses: the handler's context has them, and on a node without
+   * one of them the dispatcher answers ServiceUnavailableError and `rpc.discover` leaves the
+   * method out.
+   */
+  readonly needs?: readonly S[];
   /** Positional parameters; every one must be sent (JSON `null` where Lotus allows "unset"). */
-  readonly params: { readonly [K in keyof P]: ParamDeclaration<P[K]> };
-  readonly result: ResultDeclaration<R>;
+  readonly params: D;
+  readonly result: ResultDeclaration<R, J>;
   /** Extra full names served without a namespace (`rpc.discover`). */
   readonly aliases?: readonly string[];
   /**
@@ -91,7 +124,7 @@ export interface MethodDeclaration<P extends readonly unknown[], R> {
    * chain): such calls run only as many at once as the API limits allow (docs/rpc-limits.md).
    */
   readonly expensive?: boolean;
-  readonly handler: (params: P, context: RpcContext, call: CallInfo) => R | Promise<R>;
+  readonly handler: (params: DecodedParams<D>, context: ServedContext<S>, call: CallInfo) => R | Promise<R>;
 }
 
 /** A declaration with its types erased, as the dispatcher and the generators see it. */
@@ -100,6 +133,8 @@ export interface RpcMethod {
   readonly description: string;
   readonly permission: Permission;
   readonly apiVersions: readonly ApiVersion[];
+  /** The services the handler uses (see MethodDeclaration.needs). */
+  readonly needs: readonly Service[];
   readonly params: readonly ParamDeclaration<unknown>[];
   readonly result: ResultDeclaration<unknown>;
   readonly aliases: readonly string[];
@@ -120,22 +155,58 @@ export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return value instanceof Promise;
 }
 
-export function declareMethod<const P extends readonly unknown[], R>(declaration: MethodDeclaration<P, R>): RpcMethod {
+/**
+ * A declared method with the types the typed client needs (client.ts): its name, the API versions
+ * serving it and the Lotus JSON of its parameters and result.
+ */
+export interface DeclaredMethod<N extends string, A extends readonly unknown[], J, V extends ApiVersion>
+  extends RpcMethod {
+  readonly name: N;
+  /** Type only, never set. */
+  readonly lotusJson?: { readonly params: A; readonly result: J; readonly apiVersion: V };
+}
+
+export function declareMethod<
+  const N extends string,
+  const D extends readonly AnyParam[],
+  R,
+  J,
+  const S extends Service = never,
+  const V extends readonly ApiVersion[] = typeof API_VERSIONS,
+>(declaration: MethodDeclaration<N, D, R, J, S, V>): DeclaredMethod<N, ParamsJson<D>, J, V[number]> {
   const { handler, result } = declaration;
   return {
     name: declaration.name,
     description: declaration.description,
     permission: declaration.permission,
-    apiVersions: declaration.apiVersions,
-    params: declaration.params as readonly ParamDeclaration<unknown>[],
+    apiVersions: declaration.apiVersions ?? API_VERSIONS,
+    needs: declaration.needs ?? [],
+    params: declaration.params,
     result: result as ResultDeclaration<unknown>,
     aliases: declaration.aliases ?? [],
     expensive: declaration.expensive ?? false,
+    // The dispatcher calls a method only when the context has every service it needs.
     invoke: (params, context, call) => {
-      const value = handler(params as unknown as P, context, call);
+      const value = handler(params as DecodedParams<D>, context as ServedContext<S>, call);
       return isPromise(value) ? value.then(result.encode) : result.encode(value);
     },
   };
+}
+
+/**
+ * `declareMethod` for the methods of a namespace that all need the same services: their
+ * declarations leave `needs` out.
+ */
+export function methodsNeeding<const S extends Service>(...needs: S[]) {
+  return <
+    const N extends string,
+    const D extends readonly AnyParam[],
+    R,
+    J,
+    const V extends readonly ApiVersion[] = typeof API_VERSIONS,
+  >(
+    declaration: MethodDeclaration<N, D, R, J, S, V> & { readonly needs?: never },
+  ): DeclaredMethod<N, ParamsJson<D>, J, V[number]> => declareMethod<N, D, R, J, S, V>({ ...declaration, needs });
 }
 
 /** The names a method answers to: `Ledger.X`, `Filecoin.X` and its aliases. */

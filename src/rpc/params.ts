@@ -5,17 +5,29 @@
 import {
   type Address,
   addressFromLotusJson,
+  type JsonInteger,
   jsonFail,
   type Message,
+  type MessageJson,
   messageFromLotusJson,
   readJsonBytes,
+  readJsonInt64,
+  readJsonUint64,
   type Signature,
+  type SignatureJson,
   signatureFromLotusJson,
 } from '../types/index.js';
-import { type KeyInfo, type KeyType, keyInfoFromLotusJson, keyTypeFromLotusJson } from '../wallet/index.js';
+import {
+  type KeyInfo,
+  type KeyInfoJson,
+  type KeyType,
+  keyInfoFromLotusJson,
+  keyTypeFromLotusJson,
+} from '../wallet/index.js';
 import { isPermission, type ParamDeclaration, type Permission } from './method.js';
 import {
   addressSchema,
+  booleanSchema,
   bytesSchema,
   keyInfoSchema,
   keyTypeSchema,
@@ -25,17 +37,20 @@ import {
   stringSchema,
 } from './schemas.js';
 
-export function addressParam(name: string, description: string): ParamDeclaration<Address> {
+export function addressParam(name: string, description: string): ParamDeclaration<Address, string> {
   return { name, description, schema: addressSchema, decode: addressFromLotusJson };
 }
 
 /** Base64 bytes; `null` is no bytes, as Go decodes it into a nil slice. */
-export function bytesParam(name: string, description: string): ParamDeclaration<Uint8Array> {
+export function bytesParam(name: string, description: string): ParamDeclaration<Uint8Array, string | null> {
   return { name, description, schema: bytesSchema, decode: readJsonBytes };
 }
 
 /** A signature, or `null` for none (Lotus passes a nil `*crypto.Signature` on). */
-export function nullableSignatureParam(name: string, description: string): ParamDeclaration<Signature | null> {
+export function nullableSignatureParam(
+  name: string,
+  description: string,
+): ParamDeclaration<Signature | null, SignatureJson | null> {
   return {
     name,
     description,
@@ -44,28 +59,36 @@ export function nullableSignatureParam(name: string, description: string): Param
   };
 }
 
-export function messageParam(name: string, description: string): ParamDeclaration<Message> {
+export function messageParam(name: string, description: string): ParamDeclaration<Message, MessageJson> {
   return { name, description, schema: messageSchema, decode: messageFromLotusJson };
 }
 
-export function keyTypeParam(name: string, description: string): ParamDeclaration<KeyType> {
+export function keyTypeParam(name: string, description: string): ParamDeclaration<KeyType, KeyType | number> {
   return { name, description, schema: keyTypeSchema, decode: keyTypeFromLotusJson };
 }
 
-export function keyInfoParam(name: string, description: string): ParamDeclaration<KeyInfo> {
+export function keyInfoParam(name: string, description: string): ParamDeclaration<KeyInfo, KeyInfoJson> {
   return { name, description, schema: keyInfoSchema, decode: keyInfoFromLotusJson };
 }
 
-export function stringParam(name: string, description: string): ParamDeclaration<string> {
-  return {
+/** A parameter of one JSON primitive type; anything else is refused as not `expected`. */
+function primitiveParam<T extends string | boolean>(schema: { type: 'string' | 'boolean' }, expected: string) {
+  return (name: string, description: string): ParamDeclaration<T, T> => ({
     name,
     description,
-    schema: stringSchema,
-    decode: (json, path) => (typeof json === 'string' ? json : jsonFail(path, 'a string', json)),
-  };
+    schema,
+    decode: (json, path) => (typeof json === schema.type ? (json as T) : jsonFail(path, expected, json)),
+  });
 }
 
-export function permissionsParam(name: string, description: string): ParamDeclaration<Permission[]> {
+export const stringParam = primitiveParam<string>(stringSchema, 'a string');
+
+export const booleanParam = primitiveParam<boolean>(booleanSchema, 'true or false');
+
+export function permissionsParam(
+  name: string,
+  description: string,
+): ParamDeclaration<Permission[], readonly Permission[]> {
   return {
     name,
     description,
@@ -77,4 +100,12 @@ export function permissionsParam(name: string, description: string): ParamDeclar
       );
     },
   };
+}
+
+export function int64Param(name: string, description: string): ParamDeclaration<bigint, JsonInteger> {
+  return { name, description, schema: { type: 'integer' }, decode: readJsonInt64 };
+}
+
+export function uint64Param(name: string, description: string): ParamDeclaration<bigint, JsonInteger> {
+  return { name, description, schema: { type: 'integer', minimum: 0 }, decode: readJsonUint64 };
 }

@@ -1,40 +1,20 @@
-/** JSON schemas of the Lotus JSON shapes, for the OpenRPC document and docs/api.md. */
+/**
+ * JSON schemas of the Lotus JSON shapes, for the OpenRPC document and docs/api.md. The chain types'
+ * schemas derive from their declarations in src/types (struct.ts); this module re-exports them beside
+ * the schemas of the RPC's own shapes.
+ */
+import { bytesSchema } from '../types/index.js';
 import { PERMISSIONS } from './method.js';
 
-export const addressSchema = {
-  title: 'Address',
-  type: 'string',
-  description:
-    'A Filecoin address: f/t, the protocol digit (0 ID, 1 secp256k1, 2 actor, 3 BLS, 4 delegated), the payload',
-  pattern: '^[ft][0-4][0-9a-z]+$',
-  examples: ['t1d2xrzcslx7xlbbylc5c3d5lvandqw4iwl6epxba'],
-} as const;
-
-export const bytesSchema = {
-  title: 'Bytes',
-  type: 'string',
-  contentEncoding: 'base64',
-  description: 'Bytes in standard base64 with padding',
-  examples: ['Ynl0ZSBhcnJheQ=='],
-} as const;
-
-export const cidSchema = {
-  title: 'Cid',
-  type: 'object',
-  properties: { '/': { type: 'string' } },
-  required: ['/'],
-  additionalProperties: false,
-} as const;
-
-export const signatureSchema = {
-  title: 'Signature',
-  type: 'object',
-  properties: {
-    Type: { type: 'integer', enum: [1, 2, 3], description: '1 secp256k1, 2 BLS, 3 delegated' },
-    Data: bytesSchema,
-  },
-  required: ['Type', 'Data'],
-} as const;
+export {
+  addressSchema,
+  bigIntSchema,
+  bytesSchema,
+  cidSchema,
+  messageSchema,
+  signatureSchema,
+  signedMessageSchema,
+} from '../types/index.js';
 
 export const keyTypeSchema = {
   title: 'KeyType',
@@ -52,35 +32,6 @@ export const keyInfoSchema = {
     PrivateKey: { ...bytesSchema, description: '32 bytes: big-endian for secp256k1, little-endian for BLS' },
   },
   required: ['Type', 'PrivateKey'],
-} as const;
-
-const integerSchema = { type: 'integer', minimum: 0 } as const;
-const bigIntSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'a decimal integer' } as const;
-
-export const messageSchema = {
-  title: 'Message',
-  type: 'object',
-  properties: {
-    Version: { type: 'integer', enum: [0] },
-    To: addressSchema,
-    From: addressSchema,
-    Nonce: integerSchema,
-    Value: { ...bigIntSchema, description: 'attoFIL' },
-    GasLimit: { type: 'integer' },
-    GasFeeCap: { ...bigIntSchema, description: 'attoFIL per gas unit' },
-    GasPremium: { ...bigIntSchema, description: 'attoFIL per gas unit' },
-    Method: integerSchema,
-    Params: { oneOf: [bytesSchema, { type: 'null' }] },
-    CID: { ...cidSchema, description: 'output only; ignored on input' },
-  },
-  required: ['To', 'From'],
-} as const;
-
-export const signedMessageSchema = {
-  title: 'SignedMessage',
-  type: 'object',
-  properties: { Message: messageSchema, Signature: signatureSchema, CID: cidSchema },
-  required: ['Message', 'Signature'],
 } as const;
 
 export const permissionListSchema = {

@@ -1,7 +1,8 @@
 /**
  * Joins the network to the sync manager: a hello's head is fetched (headers, from that peer)
  * and informed; a gossiped block passes `checkGossipBlock` before it is forwarded, then is fetched
- * whole from its sender and either added at once (its parent is ours) or starts a sync.
+ * whole from its sender and handed to the block intake (through the sync manager, which shows it
+ * as a worker).
  */
 import type { Logger } from 'pino';
 import type { ChainStore, TipSetStates } from '../chain/index.js';
@@ -69,5 +70,5 @@ async function acceptGossipBlock(options: NetworkSyncOptions, peer: string, bloc
   const full = await options.network.exchange.getFullTipSet(peer, key);
   const [fullBlock] = full.blocks;
   if (fullBlock === undefined) return;
-  await options.sync.submitBlock(fullBlock);
+  await options.sync.submitBlock(fullBlock, 'gossip');
 }

@@ -2,24 +2,18 @@
  * The sync manager (filecoin-project/lotus `chain/sync_manager.go` + `chain/sync.go`): peers report
  * heads (hello, gossip); the heaviest head not yet ours becomes a worker's target; the worker walks
  * headers back from the target to a tipset we have (chain exchange, windows of 500), persists them,
- * then fetches messages in batches and validates tipset by tipset from the oldest (full Expected
- * Consensus validation, which executes the parent state), adding each to the chain store — so a
- * crash mid-sync resumes from the last validated tipset. Blocks that fail go to the bad-block cache
- * and their peer is penalised; the next heaviest peer is tried.
+ * then fetches messages in batches and hands tipset by tipset from the oldest to the block intake
+ * (full Expected Consensus validation, which executes the parent state, then the chain store) — so
+ * a crash mid-sync resumes from the last validated tipset. Blocks that fail go to the bad-block
+ * cache with their descendants, and their peer is penalised; the next heaviest peer is tried.
  */
 import type { Logger } from 'pino';
 import type { ChainStore } from '../chain/index.js';
 import type { ChainExchangeClient, FullTipSet } from '../net/index.js';
 import type { NetworkParams } from '../params/index.js';
-import {
-  type BlockHeader,
-  blockCid,
-  encodeBlockHeader,
-  type FullBlock,
-  TipSet,
-  type TipSetKey,
-} from '../types/index.js';
-import { BadBlockCache } from './bad-blocks.js';
+import { type BlockHeader, encodeBlockHeader, type FullBlock, TipSet, type TipSetKey } from '../types/index.js';
+import type { BadBlockCache } from './bad-blocks.js';
+import { type BlockIntake, isLastingValidationFailure } from './block-intake.js';
 import { SyncError, SyncErrorCode } from './errors.js';
 import { SyncStage, type SyncStateJson, SyncWorkerState, workerStateToLotusJson } from './sync-state.js';
 
@@ -32,11 +26,6 @@ const MAX_HEIGHT_DRIFT = 5n;
 /** Workers kept in SyncState (Lotus `MaxSyncWorkers`). */
 const MAX_WORKERS_SHOWN = 5;
 
-/** What the sync manager validates with: the consensus `BlockValidator` provides it. */
-export interface TipSetValidator {
-  validateTipSet(blocks: readonly FullBlock[]): Promise<TipSet>;
-}
-
 /** Where penalties go: the network's peer scores. */
 export interface PeerPenalizer {
   penalize(peer: string, points: number, reason: string): void;
@@ -44,7 +33,8 @@ export interface PeerPenalizer {
 
 export interface SyncManagerOptions {
   readonly chain: ChainStore;
-  readonly validator: TipSetValidator;
+  /** Where validated tipsets go, shared with the mining loop, gossip and SyncSubmitBlock. */
+  readonly intake: BlockIntake;
   readonly exchange: Pick<ChainExchangeClient, 'getBlocks' | 'getChainMessages' | 'getFullTipSet'>;
   readonly params: NetworkParams;
   readonly logger: Logger;
@@ -59,18 +49,9 @@ interface PeerHead {
   readonly tipSet: TipSet;
 }
 
-function isTemporal(error: unknown): boolean {
-  return (error as { temporal?: boolean }).temporal === true;
-}
-
-function isValidationFailure(error: unknown): boolean {
-  return (error as { name?: string }).name === 'BlockValidationError';
-}
-
 export class SyncManager {
-  readonly badBlocks = new BadBlockCache();
+  readonly intake: BlockIntake;
   readonly #chain: ChainStore;
-  readonly #validator: TipSetValidator;
   readonly #exchange: SyncManagerOptions['exchange'];
   readonly #params: NetworkParams;
   readonly #logger: Logger;
@@ -87,13 +68,18 @@ export class SyncManager {
 
   constructor(options: SyncManagerOptions) {
     this.#chain = options.chain;
-    this.#validator = options.validator;
+    this.intake = options.intake;
     this.#exchange = options.exchange;
     this.#params = options.params;
     this.#logger = options.logger;
     this.#penalizer = options.penalizer;
     this.#connectedPeers = options.connectedPeers ?? (() => [...this.#peerHeads.keys()]);
     this.#clock = options.clock ?? Date.now;
+  }
+
+  /** The intake's bad-block cache (SyncCheckBad, SyncMarkBad, SyncUnmarkBad). */
+  get badBlocks(): BadBlockCache {
+    return this.intake.badBlocks;
   }
 
   /** Lotus SyncState. */
@@ -155,26 +141,20 @@ export class SyncManager {
   }
 
   /**
-   * A block we produced or were handed whole (SyncSubmitBlock, gossip with local messages):
-   * validated, stored and added; returns the tipset it formed.
+   * A block handed over whole (gossip, SyncSubmitBlock): into the block intake, shown as a sync
+   * worker while it is validated; returns the tipset it joined.
    */
-  async submitBlock(block: FullBlock): Promise<TipSet> {
-    const cid = blockCid(block.header);
-    const bad = this.badBlocks.get(cid);
-    if (bad !== undefined) throw new SyncError(SyncErrorCode.BadChain, `block ${cid} is marked bad: ${bad.reason}`);
+  async submitBlock(block: FullBlock, origin: 'gossip' | 'rpc'): Promise<TipSet> {
     const worker = this.#newWorker();
     worker.init(this.#chain.head(), TipSet.fromHeaders([block.header]));
     worker.setStage(SyncStage.Messages);
     try {
-      const tipSet = await this.#validator.validateTipSet([block]);
-      this.#store(tipSet, [block]);
+      const tipSet = await this.intake.submit(block, origin);
+      this.#countApplied([block]);
       worker.advance(tipSet);
       worker.setStage(SyncStage.Complete);
-      return this.#mergeSiblings(tipSet);
+      return tipSet;
     } catch (error) {
-      if (isValidationFailure(error) && !isTemporal(error)) {
-        this.badBlocks.add(cid, { reason: (error as Error).message });
-      }
       worker.error(error);
       throw error;
     }
@@ -398,11 +378,11 @@ export class SyncManager {
     chainAbove: readonly TipSet[],
   ): Promise<void> {
     try {
-      await this.#validator.validateTipSet(full.blocks);
+      await this.intake.submitTipSet(full.blocks, 'sync');
     } catch (error) {
-      if (isValidationFailure(error) && !isTemporal(error)) {
+      // The intake cached the tipset's own blocks as bad; what links to them is bad too.
+      if (isLastingValidationFailure(error)) {
         const reason = (error as Error).message;
-        for (const cid of full.tipSet.cids) this.badBlocks.add(cid, { reason });
         const origin = full.tipSet.cids[0]!.toString();
         for (const above of chainAbove) {
           if (above.height > full.tipSet.height) {
@@ -413,31 +393,11 @@ export class SyncManager {
       }
       throw error;
     }
-    this.#store(full.tipSet, full.blocks);
+    this.#countApplied(full.blocks);
     worker.advance(full.tipSet);
   }
 
-  /**
-   * Blocks of one epoch on the same parents form one tipset: a block that arrives alone is joined
-   * with the validated blocks already held for that epoch and parent (Lotus's tipset expansion).
-   */
-  #mergeSiblings(tipSet: TipSet): TipSet {
-    const siblings = new Map<string, BlockHeader>();
-    for (const known of this.#chain.tipSetsAt(tipSet.height)) {
-      if (!known.parents.equals(tipSet.parents)) continue;
-      known.blocks.forEach((header, i) => {
-        siblings.set(known.cids[i]!.toString(), header);
-      });
-    }
-    if (siblings.size <= tipSet.blocks.length) return tipSet;
-    const merged = TipSet.fromHeaders([...siblings.values()]);
-    this.#chain.addTipSet(merged);
-    return merged;
-  }
-
-  #store(tipSet: TipSet, blocks: readonly FullBlock[]): void {
-    for (const block of blocks) this.#chain.putBlock(block);
+  #countApplied(blocks: readonly FullBlock[]): void {
     this.#vmApplied += blocks.reduce((n, b) => n + b.blsMessages.length + b.secpkMessages.length, 0);
-    this.#chain.addTipSet(tipSet);
   }
 }

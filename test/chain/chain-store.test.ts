@@ -2,18 +2,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainError, ChainErrorCode, ChainStore, tipSetWeight } from '../../src/chain/index.js';
-import { DatabaseError } from '../../src/db/index.js';
+import { DatabaseError, LedgerDatabase } from '../../src/db/index.js';
 import { StateTree } from '../../src/state/index.js';
 import { type BlockHeader, blockCid, signedMessageCid, TipSet } from '../../src/types/index.js';
 import { powerState } from '../../src/vm/index.js';
-import { keys, MINER, message, PARAMS, signSecp } from '../vm/harness.js';
-import { initializeChain, labelsByTicket, openChainDb, TestChain, ticketProof } from './chain-fixture.js';
+import { MINER, PARAMS } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { labelsByTicket, TestChain, ticketProof } from '../helpers/test-chain.js';
 
 const keysOf = (tipSets: readonly TipSet[]) => tipSets.map((t) => t.key.toString());
 
 describe('weight (Lotus filcns weight.go)', () => {
   test('W = ParentWeight + log2P·256 + log2P·256·ΣWinCount / (E·2), only the last term divided', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const genesis = t.chain.genesis;
     const power = powerState(StateTree.load(t.chain.blockstore, genesis.parentStateRoot)).totalQualityAdjPower;
     const log2P = BigInt(Math.floor(Math.log2(Number(power))));
@@ -36,7 +38,7 @@ describe('weight (Lotus filcns weight.go)', () => {
   });
 
   test('a block records its parent weight, and weightOf reads what addTipSet recorded', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const { tipSet: a1 } = await t.add(t.chain.genesis, [{ ticket: 'a1' }]);
     const { tipSet: a2 } = await t.add(a1, [{ ticket: 'a2' }]);
     expect(a2.parentWeight).toBe(t.chain.weightOf(a1));
@@ -48,7 +50,7 @@ describe('weight (Lotus filcns weight.go)', () => {
 
 describe('fork choice and head changes', () => {
   test('the head moves to a heavier fork; subscribers see the reverted and applied tipsets in order', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const a1 = await t.add(g, [{ ticket: 'a1' }]);
     const a2 = await t.add(a1.tipSet, [{ ticket: 'a2' }]);
@@ -82,7 +84,7 @@ describe('fork choice and head changes', () => {
   });
 
   test('at equal weight the smaller ticket wins; an equal or larger one keeps the head', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const [small, large] = labelsByTicket(['x', 'y']) as [string, string];
     const heavy = await t.add(g, [{ ticket: large }]);
@@ -99,7 +101,7 @@ describe('fork choice and head changes', () => {
 
 describe('message inclusions follow the canonical chain', () => {
   test('a reorg drops the inclusions of reverted tipsets and records those of applied ones', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const transfer = signSecp(keys.alice, message({ from: keys.alice.address, to: keys.bob.address, value: 1n }));
     const cid = signedMessageCid(transfer);
@@ -125,7 +127,7 @@ describe('message inclusions follow the canonical chain', () => {
 
 describe('null rounds', () => {
   test('getTipSetByHeight at a null round: prev picks the tipset before, otherwise the one after', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const t1 = (await t.add(g, [{ ticket: 't1' }])).tipSet;
     const t4 = (await t.add(t1, [{ ticket: 't4' }], 4n)).tipSet;
@@ -157,9 +159,9 @@ describe('null rounds', () => {
   });
 });
 
-describe('a mined block joins the chain in one transaction (addMinedBlock)', () => {
+describe('a mined block joins the chain in one transaction (addBlocks)', () => {
   test('a failed write (SQLITE_FULL) or a refusal leaves nothing; a retry lands block, tipset, head and record', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const genesis = t.chain.genesis;
     const index = t.db.chainIndex;
     // A block on genesis that is not in the blockstore yet: a stored one with another ticket.
@@ -188,17 +190,17 @@ describe('a mined block joins the chain in one transaction (addMinedBlock)', () 
         sqliteCode: 'SQLITE_FULL',
       });
     };
-    expect(() => t.chain.addMinedBlock(block, record)).toThrow(/SQLITE_FULL/);
+    expect(() => t.chain.addBlocks([block], record)).toThrow(/SQLITE_FULL/);
     await nothingWritten();
     // The slash filter refusing the block (by throwing) writes nothing either.
     expect(() =>
-      t.chain.addMinedBlock(block, () => {
+      t.chain.addBlocks([block], () => {
         throw new Error('refused');
       }),
     ).toThrow('refused');
     await nothingWritten();
 
-    expect(t.chain.addMinedBlock(block, record)).toBe(true);
+    expect(t.chain.addBlocks([block], record).becameHead).toBe(true);
     expect(t.chain.hasBlock(cid)).toBe(true);
     expect(index.minedBlockAt(MINER.bytes, 1n)?.block.equals(cid)).toBe(true);
     expect(t.chain.head().equals(tipSet)).toBe(true);
@@ -214,14 +216,14 @@ describe('persistence', () => {
     const dir = await mkdtemp(join(tmpdir(), 'ledger-chain-'));
     try {
       const path = join(dir, 'chain.db');
-      const db = openChainDb(path);
-      const t = new TestChain(db, initializeChain(db));
+      const t = TestChain.create({ db: LedgerDatabase.open(path) });
+      const { db } = t;
       const a1 = (await t.add(t.chain.genesis, [{ ticket: 'a1' }])).tipSet;
       const a3 = (await t.add(a1, [{ ticket: 'a3' }], 3n)).tipSet;
       const weight = t.chain.headWeight();
       db.close();
 
-      const reopened = openChainDb(path);
+      const reopened = LedgerDatabase.open(path);
       expect(ChainStore.hasChain(reopened)).toBe(true);
       const chain = ChainStore.open({ db: reopened, params: PARAMS });
       expect(chain.head().equals(a3)).toBe(true);
@@ -229,7 +231,7 @@ describe('persistence', () => {
       expect(chain.genesis.equals(t.chain.genesis)).toBe(true);
       expect(chain.getTipSetByHeight(2n, chain.head(), true).equals(a1)).toBe(true);
       // initialize() with the same genesis opens the existing chain rather than resetting it.
-      const again = initializeChain(reopened);
+      const again = TestChain.create({ db: reopened }).chain;
       expect(again.head().equals(a3)).toBe(true);
       reopened.close();
     } finally {
@@ -238,7 +240,7 @@ describe('persistence', () => {
   });
 
   test('an empty database holds no chain', () => {
-    const db = openChainDb();
+    const db = LedgerDatabase.open(':memory:');
     expect(ChainStore.hasChain(db)).toBe(false);
     expect(() => ChainStore.open({ db, params: PARAMS })).toThrow(
       expect.objectContaining({ code: ChainErrorCode.NoChain }),
@@ -249,7 +251,7 @@ describe('persistence', () => {
 
 describe('TipSetStates', () => {
   test('genesis is not executed; a tipset runs once, concurrent requests share the run', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const genesisState = await t.states.stateOf(g);
     expect(genesisState.stateRoot.equals(g.parentStateRoot)).toBe(true);

@@ -26,7 +26,9 @@ import {
   powerState,
   winningPoStProofOfSealProof,
 } from '../../src/vm/index.js';
-import { accountOf, blsKey, devnetTemplate, FIL, genesisMiner, PARAMS, secpKey, totalBalance } from '../vm/harness.js';
+import { accountOf, devnetTemplate, FIL, genesisMiner, multisigAccount, PARAMS } from '../helpers/genesis.js';
+import { blsKey, secpKey } from '../helpers/keys.js';
+import { totalBalance } from '../helpers/state.js';
 
 const alice = secpKey('alice');
 const bob = secpKey('bob');
@@ -39,14 +41,7 @@ function template(overrides: Partial<GenesisTemplate> = {}): GenesisTemplate {
   return devnetTemplate({
     accounts: [
       accountOf(alice.address, 100n * FIL),
-      {
-        type: 'multisig',
-        balance: 50n * FIL,
-        signers: [signerA.address, signerB.address],
-        threshold: 2n,
-        vestingDuration: 0n,
-        vestingStart: 0n,
-      },
+      multisigAccount([signerA.address, signerB.address], 2n, 50n * FIL),
       accountOf(worker.address, 10_000n * FIL),
       accountOf(bob.address, 7n * FIL),
     ],

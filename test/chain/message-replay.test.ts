@@ -1,6 +1,6 @@
 import { computeState, replayMessage } from '../../src/chain/message-replay.js';
 import { LOOKBACK_NO_LIMIT, MessageSearch } from '../../src/chain/message-search.js';
-import { actorNameOf, StateTree } from '../../src/state/index.js';
+import { StateTree } from '../../src/state/index.js';
 import { Address, messageCid, signedMessageCid, type TipSet } from '../../src/types/index.js';
 import {
   EVM_INVOKE_CONTRACT_METHOD,
@@ -8,36 +8,20 @@ import {
   encodeProposeParams,
   MultisigMethod,
 } from '../../src/vm/index.js';
-import { accountOf, balanceOf, devnetTemplate, FIL, genesisMiner, keys, message, signSecp } from '../vm/harness.js';
-import { MessageTestChain } from './message-chain.js';
+import { FIL, multisigTemplate } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { balanceOf, firstMultisig } from '../helpers/state.js';
+import { TestChain } from '../helpers/test-chain.js';
 
-const { alice, bob, worker } = keys;
+const { alice, bob } = keys;
 
-function newChain(): MessageTestChain {
-  return new MessageTestChain(
-    devnetTemplate({
-      accounts: [
-        accountOf(alice.address, 1000n * FIL),
-        accountOf(bob.address, 10n * FIL),
-        accountOf(worker.address, 1000n * FIL),
-        {
-          type: 'multisig',
-          balance: 50n * FIL,
-          signers: [alice.address],
-          threshold: 1n,
-          vestingDuration: 0n,
-          vestingStart: 0n,
-        },
-      ],
-      miners: [genesisMiner(0, worker.address, worker.address, 2)],
-    }),
-  );
+function newChain(): TestChain {
+  return TestChain.create({ template: multisigTemplate() });
 }
 
-function multisigOf(t: MessageTestChain): Address {
-  const tree = StateTree.load(t.chain.blockstore, t.chain.head().parentStateRoot);
-  for (const [id, actor] of tree.actors()) if (actorNameOf(actor.code) === 'multisig') return Address.newId(id);
-  throw new Error('no multisig in genesis');
+function multisigOf(t: TestChain): Address {
+  return firstMultisig(StateTree.load(t.chain.blockstore, t.chain.head().parentStateRoot));
 }
 
 /** Every trace node that moved value and succeeded, with all its ancestors (the exchange rule). */
@@ -47,12 +31,12 @@ function transfers(trace: ExecutionTrace, okAbove = true): { to: string; value: 
   return [...here, ...trace.subcalls.flatMap((sub) => transfers(sub, ok))];
 }
 
-function balanceAt(t: MessageTestChain, tipSet: TipSet, address: Address): bigint {
+function balanceAt(t: TestChain, tipSet: TipSet, address: Address): bigint {
   return balanceOf(StateTree.load(t.chain.blockstore, tipSet.parentStateRoot), address);
 }
 
 describe('replayMessage', () => {
-  let t: MessageTestChain;
+  let t: TestChain;
   beforeEach(() => {
     t = newChain();
   });

@@ -1,36 +1,25 @@
 import { LOOKBACK_NO_LIMIT, MessageSearch } from '../../src/chain/message-search.js';
 import { encodeSignedMessage, type Message, signedMessageCid } from '../../src/types/index.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys, message, signSecp } from '../vm/harness.js';
-import { MessageTestChain } from './message-chain.js';
+import { FIL } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { TestChain } from '../helpers/test-chain.js';
 
-const { alice, bob, worker } = keys;
+const { alice, bob } = keys;
 
-function newChain(): MessageTestChain {
-  return new MessageTestChain(
-    devnetTemplate({
-      accounts: [
-        accountOf(alice.address, 1000n * FIL),
-        accountOf(bob.address, 10n * FIL),
-        accountOf(worker.address, 1000n * FIL),
-      ],
-      miners: [genesisMiner(0, worker.address, worker.address, 2)],
-    }),
-  );
-}
+let t: TestChain;
+let search: MessageSearch;
+beforeEach(() => {
+  t = TestChain.create();
+  search = new MessageSearch({ chain: t.chain });
+});
+afterEach(() => t.close());
 
 function transfer(fields: Partial<Message> = {}) {
   return signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL, ...fields }));
 }
 
 describe('MessageSearch.search', () => {
-  let t: MessageTestChain;
-  let search: MessageSearch;
-  beforeEach(() => {
-    t = newChain();
-    search = new MessageSearch({ chain: t.chain });
-  });
-  afterEach(() => t.close());
-
   test('finds the execution tipset (the child of the inclusion) and the receipt', async () => {
     const signed = transfer();
     const cid = signedMessageCid(signed);
@@ -141,14 +130,6 @@ describe('MessageSearch.search', () => {
 });
 
 describe('MessageSearch.wait', () => {
-  let t: MessageTestChain;
-  let search: MessageSearch;
-  beforeEach(() => {
-    t = newChain();
-    search = new MessageSearch({ chain: t.chain });
-  });
-  afterEach(() => t.close());
-
   test('answers once the message is executed and `confidence` tipsets are on top', async () => {
     const signed = transfer();
     const cid = signedMessageCid(signed);

@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setDefaultNetwork } from '../../src/types/index.js';
-import { seededRandom } from '../mpool/harness.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { abuseScenario } from './abuse.js';
 import { snapshotScenario, syncScenario } from './follower.js';
 import { fullDiskScenario } from './full-disk.js';

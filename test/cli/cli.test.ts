@@ -9,33 +9,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LEDGER_BIN, type LedgerRun, runLedger } from '../helpers/ledger-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'ledger.js');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, LEDGER_PATH: repo, LEDGER_API_INFO: '', ...options.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+function run(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<LedgerRun> {
+  return runLedger(args, { ...options, env: { LEDGER_PATH: repo, ...options.env } });
 }
 
 /** Fails early, and says why, when dist/ is older than the sources it is built from. */
@@ -78,7 +57,7 @@ let port: number;
 beforeAll(async () => {
   assertBuildIsFresh();
   repo = mkdtempSync(join(tmpdir(), 'ledger-cli-'));
-  daemon = spawn(process.execPath, [bin, 'daemon', '--api', '0', '--network', 'devnet'], {
+  daemon = spawn(process.execPath, [LEDGER_BIN, 'daemon', '--api', '0', '--network', 'devnet'], {
     env: { ...process.env, LEDGER_PATH: repo },
   });
   daemon.stderr?.on('data', (chunk) => {

@@ -6,9 +6,9 @@
 import { replayMessage } from '../../src/chain/message-replay.js';
 import { LOOKBACK_NO_LIMIT, MessageSearch } from '../../src/chain/message-search.js';
 import { formatMsgLookup, formatReplay, parseDuration } from '../../src/cli/commands/state.js';
-import { actorNameOf, StateTree } from '../../src/state/index.js';
+import { StateTree } from '../../src/state/index.js';
 import {
-  Address,
+  type Address,
   cidToLotusJson,
   messageReceiptToLotusJson,
   setDefaultNetwork,
@@ -17,32 +17,18 @@ import {
 } from '../../src/types/index.js';
 import { toHex } from '../../src/utils/bytes.js';
 import { encodeProposeParams, invocResultToLotusJson, MultisigMethod } from '../../src/vm/index.js';
-import { MessageTestChain } from '../chain/message-chain.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys, message, signSecp } from '../vm/harness.js';
+import { FIL, multisigTemplate } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { firstMultisig } from '../helpers/state.js';
+import { TestChain } from '../helpers/test-chain.js';
 
-const { alice, bob, worker } = keys;
+const { alice, bob } = keys;
 
-let t: MessageTestChain;
+let t: TestChain;
 beforeAll(() => {
   setDefaultNetwork('t');
-  t = new MessageTestChain(
-    devnetTemplate({
-      accounts: [
-        accountOf(alice.address, 1000n * FIL),
-        accountOf(bob.address, 10n * FIL),
-        accountOf(worker.address, 1000n * FIL),
-        {
-          type: 'multisig',
-          balance: 50n * FIL,
-          signers: [alice.address],
-          threshold: 1n,
-          vestingDuration: 0n,
-          vestingStart: 0n,
-        },
-      ],
-      miners: [genesisMiner(0, worker.address, worker.address, 2)],
-    }),
-  );
+  t = TestChain.create({ template: multisigTemplate() });
 });
 afterAll(() => {
   t.close();
@@ -50,9 +36,7 @@ afterAll(() => {
 });
 
 function multisig(): Address {
-  const tree = StateTree.load(t.chain.blockstore, t.chain.head().parentStateRoot);
-  for (const [id, actor] of tree.actors()) if (actorNameOf(actor.code) === 'multisig') return Address.newId(id);
-  throw new Error('no multisig');
+  return firstMultisig(StateTree.load(t.chain.blockstore, t.chain.head().parentStateRoot));
 }
 
 test('state replay prints the receipt, gas and (--show-trace) the call tree, subcalls one tab deeper', async () => {

@@ -7,16 +7,9 @@
  */
 
 import { txMetaCidOf } from '../../src/chain/index.js';
-import { BlockErrorCode, BlockValidationError, BlockValidator } from '../../src/consensus/index.js';
+import { BlockErrorCode, BlockValidationError, type BlockValidator } from '../../src/consensus/index.js';
 import { bls } from '../../src/crypto/index.js';
-import {
-  attemptElection,
-  type BlockTemplate,
-  createBlock,
-  getMiningBaseInfo,
-  miningBaseInfoToLotusJson,
-  winningBlockTemplate,
-} from '../../src/miner/index.js';
+import { type BlockTemplate, getMiningBaseInfo, miningBaseInfoToLotusJson } from '../../src/miner/index.js';
 import { StateTree } from '../../src/state/index.js';
 import {
   Address,
@@ -30,18 +23,17 @@ import {
   TipSet,
 } from '../../src/types/index.js';
 import { powerState } from '../../src/vm/index.js';
-import { PARAMS } from '../vm/harness.js';
+import { MINER, PARAMS } from '../helpers/genesis.js';
 import {
   alice,
   carol,
-  fullBlock,
-  MINER,
   type MiningChain,
+  mineBlock,
   miningChain,
-  sign,
   signMessage,
+  validatorOf,
   worker,
-} from './mining-chain.js';
+} from '../helpers/mining-chain.js';
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 
@@ -54,20 +46,7 @@ async function mine(
   messages: SignedMessage[],
   firstRound = base.height + 1n,
 ): Promise<{ block: FullBlock; template: BlockTemplate }> {
-  for (let round = firstRound; round < base.height + 20n; round++) {
-    const win = await attemptElection(mc.ctx, MINER, base, round, sign);
-    if (win === null) continue;
-    const template = winningBlockTemplate({
-      miner: MINER,
-      base,
-      round,
-      win,
-      messages,
-      blockDelaySecs: PARAMS.blockDelaySecs,
-    });
-    return { block: fullBlock(await createBlock(mc.ctx, template, sign), messages), template };
-  }
-  throw new Error('the miner won no round in 20');
+  return mineBlock(mc, base, messages, { firstRound });
 }
 
 function resigned(block: FullBlock, changes: Partial<BlockHeader>): FullBlock {
@@ -102,7 +81,7 @@ let tipSet1: TipSet;
 
 beforeAll(async () => {
   mc = await miningChain();
-  validator = new BlockValidator({ chain: mc.chain, states: mc.states, beacon: mc.beacon, params: PARAMS });
+  validator = validatorOf(mc);
   const genesis = mc.chain.head();
   block1 = (
     await mine(genesis, [
@@ -166,7 +145,7 @@ describe('blocks from createBlock', () => {
   );
 
   test('a fresh validator checks a block (PoSt verification included) well within a block time', async () => {
-    const fresh = new BlockValidator({ chain: mc.chain, states: mc.states, beacon: mc.beacon, params: PARAMS });
+    const fresh = validatorOf(mc);
     const started = performance.now();
     await fresh.validateBlock(block2);
     expect(performance.now() - started).toBeLessThan(Number(PARAMS.blockDelaySecs) * 1000);
@@ -278,26 +257,14 @@ describe('the validator rejects, each for its own reason', () => {
   });
 
   test('a block from the future, as a temporal failure', async () => {
-    const early = new BlockValidator({
-      chain: mc.chain,
-      states: mc.states,
-      beacon: mc.beacon,
-      params: PARAMS,
-      clock: () => Number(block2.header.timestamp - 5n) * 1000,
-    });
+    const early = validatorOf(mc, () => Number(block2.header.timestamp - 5n) * 1000);
     const error = await rejection(early, block2);
     expect(error.code).toBe(BlockErrorCode.FromFuture);
     expect(error.failures.map((f) => f.code)).toEqual([BlockErrorCode.FromFuture]);
     expect(error.temporal).toBe(true);
     expect(error.message).toMatch(/from the future/);
     // One second of drift is allowed.
-    const drifting = new BlockValidator({
-      chain: mc.chain,
-      states: mc.states,
-      beacon: mc.beacon,
-      params: PARAMS,
-      clock: () => Number(block2.header.timestamp - 1n) * 1000,
-    });
+    const drifting = validatorOf(mc, () => Number(block2.header.timestamp - 1n) * 1000);
     await expect(drifting.validateBlock(block2)).resolves.toBeUndefined();
   });
 

@@ -1,13 +1,12 @@
 import { ChainErrorCode, ChainStore } from '../../src/chain/index.js';
 import { lookbackForRound } from '../../src/consensus/index.js';
-import { initializeChain, openChainDb, TestChain } from '../chain/chain-fixture.js';
-import { PARAMS } from '../vm/harness.js';
+import { PARAMS } from '../helpers/genesis.js';
+import { TestChain } from '../helpers/test-chain.js';
 
 describe('lookbackForRound (Lotus GetLookbackTipSetForRound)', () => {
   test('the state after the tipset ChainFinality rounds back, across null rounds; genesis for early rounds', async () => {
     // A chain with a finality of 3 epochs: g, t1, t2, (null 3), t4, t5.
-    const db = openChainDb();
-    const genesisChain = initializeChain(db);
+    const { db, chain: genesisChain } = TestChain.create();
     const chain = ChainStore.open({ db, params: { ...PARAMS, chainFinality: 3n } });
     expect(chain.genesis.equals(genesisChain.genesis)).toBe(true);
     const t = new TestChain(db, chain);

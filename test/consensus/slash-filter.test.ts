@@ -1,6 +1,6 @@
 import { BlockErrorCode, BlockValidationError, SlashFilter } from '../../src/consensus/index.js';
 import { type BlockHeader, blockCid, TipSetKey } from '../../src/types/index.js';
-import { TestChain, ticketProof } from '../chain/chain-fixture.js';
+import { TestChain, ticketProof } from '../helpers/test-chain.js';
 
 function refusal(filter: SlashFilter, header: BlockHeader, parentEpoch: bigint): BlockValidationError {
   try {
@@ -15,7 +15,7 @@ function refusal(filter: SlashFilter, header: BlockHeader, parentEpoch: bigint):
 
 describe('SlashFilter', () => {
   test('refuses double-fork and time-offset blocks, also after a restart; accepts the same block again', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const filter = new SlashFilter(t.db.chainIndex);
     const a1 = (await t.add(g, [{ ticket: 'a1' }])).tipSet.blocks[0]!;
@@ -33,7 +33,7 @@ describe('SlashFilter', () => {
   });
 
   test('parent grinding: a block after a null round that leaves out our block of that round', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const filter = new SlashFilter(t.db.chainIndex);
     const a1 = (await t.add(t.chain.genesis, [{ ticket: 'a1' }])).tipSet;
     const left = (await t.add(a1, [{ ticket: 'left2' }])).tipSet;
@@ -50,7 +50,7 @@ describe('SlashFilter', () => {
   });
 
   test('a record of a block that never landed (its tipset not in the chain index) is no fault and is replaced', async () => {
-    const t = TestChain.inMemory();
+    const t = TestChain.create();
     const g = t.chain.genesis;
     const index = t.db.chainIndex;
     const filter = new SlashFilter(index);

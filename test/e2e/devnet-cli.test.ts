@@ -12,33 +12,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keyInfoFromLotusJson } from '../../src/wallet/index.js';
 import { keyFromKeyInfo } from '../../src/wallet/keys.js';
+import { LEDGER_BIN, type LedgerRun, runLedger } from '../helpers/ledger-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'ledger.js');
 let repo: string;
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, LEDGER_PATH: repo, LEDGER_API_INFO: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[]): Promise<LedgerRun> {
+  return runLedger(args, { env: { LEDGER_PATH: repo } });
 }
 
 /** Starts `ledger devnet` and resolves with its banner once it printed "Ready". */
 function startDevnet(): Promise<{ child: ChildProcess; banner: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'devnet', '--api', '0', '--no-mine', '--accounts', '3'], {
+    const child = spawn(process.execPath, [LEDGER_BIN, 'devnet', '--api', '0', '--no-mine', '--accounts', '3'], {
       env: { ...process.env, LEDGER_PATH: repo },
     });
     let banner = '';

@@ -13,7 +13,7 @@ import {
   type MessageJson,
   type SignedMessageJson,
   signedMessageFromLotusJson,
-  TipSet,
+  type TipSet,
   type TipSetJson,
 } from '../../src/types/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
@@ -42,7 +42,7 @@ async function rpcError(method: string, params: unknown[], perm?: Parameters<Dev
 
 /**
  * Mines one block on the head as an external miner does: election (ticket, election proof, real
- * winning PoSt) through the miner library, MinerCreateBlock over RPC, then validation and storage
+ * winning PoSt) through the miner library, MinerCreateBlock over RPC, then the node's block intake
  * as a submitted block would get. Lost rounds are null rounds.
  */
 async function mineBlock(messages: SignedMessageJson[] = []): Promise<TipSetJson> {
@@ -90,9 +90,7 @@ async function mineBlock(messages: SignedMessageJson[] = []): Promise<TipSetJson
     const signed = messages.map((m) => signedMessageFromLotusJson(m));
     // The test sends secp256k1 messages only: all of them are the block's secp list.
     const full = { header: blockMsg.header, blsMessages: [], secpkMessages: signed };
-    await mining!.validator.validateBlock(full);
-    services.chain.putBlock(full);
-    services.chain.addTipSet(TipSet.fromHeaders([blockMsg.header]));
+    await mining!.intake.submit(full, 'rpc');
     return devnet.rpc<TipSetJson>('ChainHead');
   }
 }

@@ -31,6 +31,7 @@ import {
   MultisigMethod,
 } from '../../src/vm/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
+import { transferJson } from '../helpers/message-json.js';
 
 const PROOF_TIMEOUT_MS = 10 * 60_000;
 /** Blocks carry real winning PoSt: on a busy 2-core machine an epoch can take 30 s or more. */
@@ -52,22 +53,6 @@ beforeAll(async () => {
   await devnet.waitForHeight(1, PROOF_TIMEOUT_MS);
 }, PROOF_TIMEOUT_MS);
 afterAll(() => devnet?.stop());
-
-function transferJson(from: string, to: string, value: bigint, fields: Partial<MessageJson> = {}): MessageJson {
-  return {
-    Version: 0,
-    To: to,
-    From: from,
-    Nonce: 0,
-    Value: value.toString(),
-    GasLimit: 0,
-    GasFeeCap: '0',
-    GasPremium: '0',
-    Method: 0,
-    Params: null,
-    ...fields,
-  } as MessageJson;
-}
 
 function cidOf(signed: SignedMessageJson): CidJson {
   return (signed as Json).CID as CidJson;

@@ -27,7 +27,7 @@ import {
 } from '../../src/net/index.js';
 import { readCborObject } from '../../src/net/stream-io.js';
 import { AddressErrorCode, MAX_INT64, MAX_UINT64, MIN_INT64, type TipSet } from '../../src/types/index.js';
-import { loadMainnetChain, type MainnetChain } from '../net/mainnet-chain.js';
+import { loadMainnetChain, type MainnetChain } from '../helpers/mainnet-chain.js';
 import { decodeChecked, decodeCheckedAsync, fuzzParams, hex, mutationsOf, randomBytes, SEED } from './fuzz-kit.js';
 
 const CBOR_CODES = ['ERR_CBOR_DECODE', ...Object.values(AddressErrorCode)];

@@ -30,7 +30,7 @@ import {
   TipSetKey,
 } from '../../src/types/index.js';
 import { fromHex, toHex } from '../../src/utils/bytes.js';
-import { PARAMS } from '../vm/harness.js';
+import { PARAMS } from '../helpers/genesis.js';
 
 /** A blake2b-256 multihash (code 0xb220, 32 bytes), as chain CIDs carry. */
 const MULTIHASH = `a0e40220${'0e8757e2f0101b6f4b750ae279e94af04107fe67cfdeee923a6f592f5935b5f6'}`;

@@ -25,9 +25,11 @@ import {
   stringifyJsonLossless,
   tipSetKeyToLotusJson,
 } from '../../src/types/index.js';
-import { startChainServer } from '../rpc/chain-server.js';
+import { startChainServer } from '../helpers/chain-server.js';
+import { FIL } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
 import { startTestServer, type TestServer } from '../rpc/harness.js';
-import { FIL, keys, message, signSecp } from '../vm/harness.js';
 import { decodeChecked, fuzzParams, SEED } from './fuzz-kit.js';
 
 /** Calls per method per server. */

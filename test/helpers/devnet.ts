@@ -1,7 +1,8 @@
 /**
- * A real devnet node in this process for end-to-end tests: a temporary repo, real proofs (the 2 KiB
- * parameters from the shared cache), real keys and signatures, the JSON-RPC server on 127.0.0.1 with
- * an ephemeral port, and the mining loop producing blocks.
+ * A real devnet node in this process for end-to-end tests: the library's `startDevnet`
+ * (src/node/library.ts; a temporary repo, real proofs from the shared cache, real keys and
+ * signatures, the JSON-RPC server on an ephemeral port of 127.0.0.1, the mining loop) plus test
+ * conveniences: the node itself, `rpc()` with a token of any permission, `waitForHeight()`.
  *
  *   const devnet = await startDevnet({ blockTimeMs: 4000 });
  *   await devnet.waitForHeight(3);
@@ -14,9 +15,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { LedgerNode } from '../../src/node/index.js';
-import { PERMISSIONS, type Permission, RpcClient, rpcUrl } from '../../src/rpc/index.js';
+import type { LogLevel } from '../../src/index.js';
+import type { LedgerNode } from '../../src/node/index.js';
+import { launchDevnet } from '../../src/node/launch.js';
+import type { Devnet as LibraryDevnet } from '../../src/node/library.js';
+import { PERMISSIONS, type Permission, RpcClient } from '../../src/rpc/index.js';
 import { setDefaultNetwork, type TipSet } from '../../src/types/index.js';
 
 export interface StartDevnetOptions {
@@ -33,47 +36,41 @@ export interface StartDevnetOptions {
   /** attoFIL per funded account (default 10,000 FIL). */
   readonly accountBalance?: bigint;
   /** A pino level for the node's log on stderr (default silent; `LEDGER_TEST_LOG=debug` overrides). */
-  readonly logLevel?: string;
+  readonly logLevel?: LogLevel;
 }
 
-export interface Devnet {
-  /** `http://127.0.0.1:<port>/rpc/v1`. */
+export interface Devnet extends LibraryDevnet {
+  /** `http://127.0.0.1:<port>/rpc/v1` (the library's `rpcUrl`). */
   readonly url: string;
-  /** The admin token. */
-  readonly token: string;
   readonly node: LedgerNode;
+  /** The library's `repo`. */
   readonly repoPath: string;
   /** Calls `Ledger.<method>` with a token of `perm` (default admin) and returns the Lotus JSON result. */
   rpc<T = unknown>(method: string, params?: readonly unknown[], perm?: Permission | 'none'): Promise<T>;
   /** Resolves with the head once the chain reaches `height` (polls the chain store). */
   waitForHeight(height: number | bigint, timeoutMs?: number): Promise<TipSet>;
-  stop(): Promise<void>;
 }
 
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
-  const repoPath = options.repo ?? mkdtempSync(join(tmpdir(), 'ledger-devnet-'));
-  const removeRepo = options.repo === undefined && options.keepRepo !== true;
-  const blockDelaySecs = BigInt(Math.max(1, Math.ceil((options.blockTimeMs ?? 4000) / 1000)));
-  const logger = pino({ level: process.env.LEDGER_TEST_LOG ?? options.logLevel ?? 'silent' }, pino.destination(2));
-  let node: LedgerNode;
+  // A kept repo is made here, so the library treats it as the caller's and leaves it at stop().
+  const keptRepo = options.repo === undefined && options.keepRepo === true;
+  const repo = keptRepo ? mkdtempSync(join(tmpdir(), 'ledger-devnet-')) : options.repo;
+  let started: Awaited<ReturnType<typeof launchDevnet>>;
   try {
-    node = await LedgerNode.start({
-      repoPath,
-      logger,
-      overrides: { apiPort: 0 },
-      devnet: {
-        blockDelaySecs,
-        mine: options.mine ?? true,
-        ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
-        ...(options.accountBalance === undefined ? {} : { accountBalance: options.accountBalance }),
-      },
+    started = await launchDevnet({
+      ...(repo === undefined ? {} : { repo }),
+      blockTime: Math.max(1, Math.ceil((options.blockTimeMs ?? 4000) / 1000)),
+      mine: options.mine ?? true,
+      ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
+      ...(options.accountBalance === undefined ? {} : { balance: options.accountBalance }),
+      logLevel: (process.env.LEDGER_TEST_LOG as LogLevel | undefined) ?? options.logLevel ?? 'silent',
     });
   } catch (error) {
-    if (removeRepo) rmSync(repoPath, { recursive: true, force: true });
+    if (keptRepo && repo !== undefined) rmSync(repo, { recursive: true, force: true });
     throw error;
   }
-  const token = node.repo.readToken() as string;
-  const tokens = new Map<Permission, string>([['admin', token]]);
+  const { node, devnet } = started;
+  const tokens = new Map<Permission, string>([['admin', devnet.token]]);
   const tokenFor = async (perm: Permission): Promise<string> => {
     let minted = tokens.get(perm);
     if (minted === undefined) {
@@ -82,17 +79,16 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     }
     return minted;
   };
-  const url = rpcUrl(node.apiAddress, 1);
   const chain = node.chain;
   if (chain === undefined) throw new Error('the devnet node has no chain');
 
   return {
-    url,
-    token,
+    ...devnet,
+    url: devnet.rpcUrl,
     node,
-    repoPath,
+    repoPath: devnet.repo,
     async rpc<T>(method: string, params: readonly unknown[] = [], perm: Permission | 'none' = 'admin'): Promise<T> {
-      const client = new RpcClient({ url, ...(perm === 'none' ? {} : { token: await tokenFor(perm) }) });
+      const client = new RpcClient({ url: devnet.rpcUrl, ...(perm === 'none' ? {} : { token: await tokenFor(perm) }) });
       return (await client.request(`Ledger.${method}`, params)) as T;
     },
     async waitForHeight(height, timeoutMs = 120_000) {
@@ -109,10 +105,10 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     },
     async stop() {
       try {
-        await node.stop();
+        await devnet.stop();
       } finally {
+        // LedgerNode.start made `t` the process's default address network; other tests expect `f`.
         setDefaultNetwork('f');
-        if (removeRepo) rmSync(repoPath, { recursive: true, force: true });
       }
     },
   };

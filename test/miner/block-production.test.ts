@@ -20,17 +20,8 @@ import {
   signedMessageToLotusJson,
   tipSetKeyToLotusJson,
 } from '../../src/types/index.js';
-import {
-  alice,
-  carol,
-  MINER,
-  type MiningChain,
-  miningChain,
-  sign,
-  signMessage,
-  worker,
-} from '../consensus/mining-chain.js';
-import { PARAMS } from '../vm/harness.js';
+import { MINER, PARAMS } from '../helpers/genesis.js';
+import { alice, carol, type MiningChain, miningChain, sign, signMessage, worker } from '../helpers/mining-chain.js';
 
 let mc: MiningChain;
 

@@ -25,7 +25,7 @@ function loopWith(elect: (base: TipSet, round: bigint) => Promise<null>, clock?:
     propagationDelaySecs: chain.params.propagationDelaySecs,
     elect,
     createBlock: () => Promise.reject(new Error('never elected')),
-    validate: () => Promise.reject(new Error('never elected')),
+    intake: devnet.node.mining!.intake,
   });
 }
 

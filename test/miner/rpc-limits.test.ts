@@ -13,7 +13,7 @@ import { messageToLotusJson, type TipSetJson } from '../../src/types/index.js';
 import { AbortedError } from '../../src/utils/abort.js';
 import { answerStartMs } from '../helpers/answer-time.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
-import { message } from '../vm/harness.js';
+import { message } from '../helpers/messages.js';
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 let devnet: Devnet;

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { MessagePool } from '../../src/mpool/index.js';
 import type { SignedMessage } from '../../src/types/index.js';
-import { createTestChain, type TestChain, transfer } from './harness.js';
+import type { TestChain } from '../helpers/test-chain.js';
+import { createTestChain, openPool, transfer } from './harness.js';
 
 const PER_SENDER = 50;
 let t: TestChain;
@@ -14,7 +15,7 @@ let pool: MessagePool;
 
 beforeAll(async () => {
   t = createTestChain();
-  pool = await t.openPool();
+  pool = await openPool(t);
 });
 
 afterAll(async () => {

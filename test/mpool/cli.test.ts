@@ -8,20 +8,18 @@ import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals
 import { buildSendMessage, INVOKE_CONTRACT_METHOD, parseSendTarget } from '../../src/cli/commands/send.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { RpcClient } from '../../src/rpc/client.js';
-import { ACTOR_CODES } from '../../src/state/index.js';
 import { Address, addressFromEthAddress } from '../../src/types/index.js';
-import { fromBase64, toBase64 } from '../../src/utils/bytes.js';
-import { encodeMultisigConstructorParams } from '../../src/vm/index.js';
-import { type Devnet, startDevnet } from '../helpers/devnet.js';
+import { fromBase64 } from '../../src/utils/bytes.js';
+import type { Devnet } from '../helpers/devnet.js';
+import { multisigExecJson } from '../helpers/multisig-exec.js';
+import { startPairedDevnet } from '../helpers/wallet-pair.js';
 
 let devnet: Devnet;
 let from: string;
 let to: string;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ blockTimeMs: 2000, accounts: 3 });
-  from = await devnet.rpc<string>('WalletDefaultAddress');
-  to = (await devnet.rpc<string[]>('WalletList')).find((a) => a !== from && a.startsWith('t1')) as string;
+  ({ devnet, from, to } = await startPairedDevnet());
   process.env.LEDGER_API_INFO = `${devnet.token}:${devnet.node.apiAddress}`;
 }, 120_000);
 
@@ -119,16 +117,7 @@ describe('ledger send', () => {
         expect(found.Receipt.ExitCode).toBe(0);
         return dagCbor.decode(fromBase64(found.Receipt.Return as string)) as unknown[];
       };
-      const constructorParams = encodeMultisigConstructorParams({
-        signers: [Address.fromString(from)],
-        numApprovalsThreshold: 1n,
-        unlockDuration: 0n,
-        startEpoch: 0n,
-      });
-      const exec = JSON.stringify({
-        CodeCID: { '/': ACTOR_CODES.multisig.toString() },
-        ConstructorParams: toBase64(constructorParams),
-      });
+      const { exec } = multisigExecJson(Address.fromString(from));
       const created = await ledger('send', '--method', '2', '--params-json', exec, 't01', '0.001');
       expect(created).toContain('Using Method: 2\n');
       const [idAddress] = (await receiptOf(created)) as [Uint8Array];

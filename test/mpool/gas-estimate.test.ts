@@ -11,7 +11,11 @@ import {
   mpoolChainOf,
 } from '../../src/mpool/index.js';
 import type { Message } from '../../src/types/index.js';
-import { createTestChain, FIL, PARAMS, seededRandom, signSecp, type TestChain, transfer } from './harness.js';
+import { FIL, PARAMS } from '../helpers/genesis.js';
+import { signSecp } from '../helpers/messages.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+import type { TestChain } from '../helpers/test-chain.js';
+import { createTestChain, openPool, transfer } from './harness.js';
 
 let t: TestChain;
 let pool: MessagePool;
@@ -19,7 +23,7 @@ let gas: GasEstimator;
 
 beforeEach(async () => {
   t = createTestChain();
-  pool = await t.openPool();
+  pool = await openPool(t);
   gas = new GasEstimator({ chain: mpoolChainOf(t.chain, t.states), pool, random: seededRandom(7) });
 });
 
@@ -44,8 +48,8 @@ describe('GasEstimateGasLimit', () => {
     expect(used).toBeGreaterThan(0n);
     const message = { ...unset(), gasLimit: (used * 5n) / 4n, gasFeeCap: 1_000_000_000n, gasPremium: 100_000n };
     await pool.push(signSecp(t.senders[0]!, message));
-    const block = await t.mine(await pool.selectMessages(t.chain.head(), 0.9));
-    await t.mine([]);
+    const block = await t.mine([{ secp: await pool.selectMessages(t.chain.head(), 0.9) }]);
+    await t.mine();
     const [receipt] = t.chain.readReceipts((await t.states.stateOf(block)).receiptsRoot);
     expect(receipt!.exitCode).toBe(0n);
     // As in Lotus the probe carries the block gas limit and no fees, so its stored size (and the
@@ -119,8 +123,8 @@ describe('fee cap and premium', () => {
     const paid = t.senders
       .slice(0, 20)
       .map((key) => transfer(key, 0n, { gasLimit: 400_000_000n, gasPremium: 5_000_000n, gasFeeCap: 10_000_000n }));
-    await t.mine(paid);
-    await t.mine([]);
+    await t.mine([{ secp: paid }]);
+    await t.mine();
     const premium = Number(gas.estimateGasPremium(1));
     expect(Math.abs(premium - 5_000_000) / 5_000_000).toBeLessThan(0.03);
   });

@@ -5,29 +5,12 @@
  * what is on disk at the moment an answer arrives; a trigger on the real table makes the store's
  * insert fail as a full disk would, and dropping it brings the disk back.
  */
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import Database from 'better-sqlite3';
-import {
-  GasEstimator,
-  type MessagePool,
-  MessageSigner,
-  MpoolError,
-  MpoolErrorCode,
-  mpoolChainOf,
-} from '../../src/mpool/index.js';
+import { type MessagePool, type MessageSigner, MpoolError, MpoolErrorCode } from '../../src/mpool/index.js';
 import { type Address, type Message, type SignedMessage, signedMessageCid } from '../../src/types/index.js';
-import {
-  cidOf,
-  createTestChain,
-  FIL,
-  keys,
-  type SecpKey,
-  seededRandom,
-  signSecp,
-  type TestChain,
-  transfer,
-} from './harness.js';
+import type { TestChain } from '../helpers/test-chain.js';
+import { cidOf, createTestChain, messageSigner, openPool, transfer, unsetMessage } from './harness.js';
 
 let t: TestChain;
 let pool: MessagePool;
@@ -38,16 +21,10 @@ let published: string[];
 
 beforeEach(async () => {
   t = createTestChain();
-  pool = await t.openPool();
-  const gas = new GasEstimator({ chain: mpoolChainOf(t.chain, t.states), pool, random: seededRandom(3) });
-  const byAddress = new Map<string, SecpKey>(t.senders.map((key) => [key.address.toString(), key]));
-  signer = new MessageSigner({
-    pool,
-    gas,
-    store: t.db.mpool,
-    sign: async (address: Address, message: Message) => signSecp(byAddress.get(address.toString()) as SecpKey, message),
-  });
-  disk = new Database(join(t.directory, 'chain.db'));
+  pool = await openPool(t);
+  signer = messageSigner(t, pool);
+
+  disk = new Database(t.databasePath);
   published = [];
   pool.onPublish((signed) => published.push(cidOf(signed)));
 });
@@ -92,18 +69,7 @@ function restoreDisk(): void {
   disk.exec('DROP TRIGGER fail_local_insert');
 }
 
-const unsigned = (fields: Partial<Message> = {}): Message => ({
-  from: t.senders[0]!.address,
-  to: keys.bob.address,
-  nonce: 0n,
-  value: FIL,
-  gasLimit: 0n,
-  gasFeeCap: 0n,
-  gasPremium: 0n,
-  method: 0n,
-  params: new Uint8Array(0),
-  ...fields,
-});
+const unsigned = (fields: Partial<Message> = {}): Message => unsetMessage(t, fields);
 
 describe('an answered push is on disk', () => {
   test('MpoolPush resolves only after its row is committed, and publishes only after that', async () => {

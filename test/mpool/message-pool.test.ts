@@ -8,14 +8,18 @@ import {
   minimumReplacementPremium,
 } from '../../src/mpool/index.js';
 import { type SignedMessage, signedMessageCid } from '../../src/types/index.js';
-import { cidOf, createTestChain, FIL, keys, PARAMS, secpKey, signSecp, type TestChain, transfer } from './harness.js';
+import { FIL, PARAMS } from '../helpers/genesis.js';
+import { keys, secpKey } from '../helpers/keys.js';
+import { signSecp } from '../helpers/messages.js';
+import type { TestChain } from '../helpers/test-chain.js';
+import { cidOf, createTestChain, openPool, POOR, transfer } from './harness.js';
 
 let t: TestChain;
 let pool: MessagePool;
 
 beforeEach(async () => {
   t = createTestChain();
-  pool = await t.openPool();
+  pool = await openPool(t);
 });
 
 afterEach(async () => {
@@ -108,7 +112,7 @@ describe('admission', () => {
   });
 
   test('refuses a nonce below the state nonce', async () => {
-    await t.mine([transfer(sender(), 0n)]);
+    await t.mine([{ secp: [transfer(sender(), 0n)] }]);
     await t.chain.settled();
     const error = await refusal(pool.push(transfer(sender(), 0n, { value: 2n })));
     expect(error.code).toBe(MpoolErrorCode.NonceTooLow);
@@ -122,7 +126,7 @@ describe('admission', () => {
   });
 
   test('refuses a sender who cannot pay for the gas', async () => {
-    const error = await refusal(pool.push(transfer(t.poor, 0n)));
+    const error = await refusal(pool.push(transfer(POOR, 0n)));
     expect(error.code).toBe(MpoolErrorCode.NotEnoughFunds);
     expect(error.message).toMatch(/not enough funds \(required: 3000000000000000, balance: 1000000000000\)/);
   });
@@ -263,7 +267,7 @@ describe('persistence', () => {
     t.close();
 
     t = t.reopen();
-    pool = await t.openPool();
+    pool = await openPool(t);
     expect(pool.pending().map(cidOf).sort()).toEqual(local.map(cidOf).sort());
     expect(pool.config.gasLimitOverestimation).toBe(1.5);
     expect(pool.getNonce(sender().address)).toBe(2n);
@@ -273,10 +277,10 @@ describe('persistence', () => {
     const signed = transfer(sender(), 0n);
     await pool.push(signed);
     await pool.close();
-    await t.mine([signed]);
+    await t.mine([{ secp: [signed] }]);
     t.close();
     t = t.reopen();
-    pool = await t.openPool();
+    pool = await openPool(t);
     expect(pool.size).toBe(0);
     expect(t.db.mpool.localMessages()).toHaveLength(0);
   });
@@ -288,14 +292,14 @@ describe('head changes', () => {
     for (const signed of messages) await pool.push(signed);
     const genesis = t.chain.head();
 
-    const included = await t.mine(messages.slice(0, 2));
+    const included = await t.mine([{ secp: messages.slice(0, 2) }]);
     expect(pool.pending().map(cidOf)).toEqual([cidOf(messages[2]!)]);
     expect(pool.getNonce(sender().address)).toBe(3n);
     expect(pool.head.key.equals(included.key)).toBe(true);
 
     // A heavier fork from genesis without them: the two come back.
-    const fork1 = await t.mine([], { parent: genesis, ticket: 'fork-1' });
-    const fork2 = await t.mine([], { parent: fork1, ticket: 'fork-2' });
+    const fork1 = await t.mine([{ ticket: 'fork-1' }], { parent: genesis });
+    const fork2 = await t.mine([{ ticket: 'fork-2' }], { parent: fork1 });
     expect(t.chain.head().key.equals(fork2.key)).toBe(true);
     expect(pool.head.key.equals(fork2.key)).toBe(true);
     expect(pool.pending().map(cidOf).sort()).toEqual(messages.map(cidOf).sort());
@@ -304,7 +308,7 @@ describe('head changes', () => {
 
   test('a message included from another sender’s view still advances the nonce', async () => {
     const mined = transfer(sender(), 0n);
-    await t.mine([mined]);
+    await t.mine([{ secp: [mined] }]);
     expect(pool.getNonce(sender().address)).toBe(1n);
     const error = await refusal(pool.push(mined));
     expect(error.code).toBe(MpoolErrorCode.NonceTooLow);
@@ -343,7 +347,7 @@ describe('selection', () => {
     await pool.push(transfer(sender(), 2n));
     let selected = await pool.selectMessages(t.chain.head(), 0.9);
     expect(selected.map((s) => s.message.nonce)).toEqual([0n]);
-    const base = await t.mine([transfer(sender(), 0n)]);
+    const base = await t.mine([{ secp: [transfer(sender(), 0n)] }]);
     selected = await pool.selectMessages(base, 0.9);
     expect(selected).toEqual([]);
     expect(await pool.select(base, 0.5)).toEqual([]);
@@ -353,8 +357,8 @@ describe('selection', () => {
     const pushed = [0n, 1n, 2n].map((nonce) => transfer(sender(), nonce));
     for (const signed of pushed) await pool.push(signed);
     const selected = await pool.selectMessages(t.chain.head(), 0.5);
-    const block = await t.mine(selected);
-    const child = await t.mine([]);
+    const block = await t.mine([{ secp: selected }]);
+    const child = await t.mine();
     expect(child.parents.equals(block.key)).toBe(true);
     const receipts = t.chain.readReceipts((await t.states.stateOf(block)).receiptsRoot);
     expect(receipts.map((r) => r.exitCode)).toEqual([0n, 0n, 0n]);

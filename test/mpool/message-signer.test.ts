@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, expect, test } from '@jest/globals';
-import { GasEstimator, type MessagePool, MessageSigner, MpoolErrorCode, mpoolChainOf } from '../../src/mpool/index.js';
-import type { Address, Message } from '../../src/types/index.js';
-import { cidOf, createTestChain, FIL, keys, type SecpKey, seededRandom, signSecp, type TestChain } from './harness.js';
+import { type MessagePool, type MessageSigner, MpoolErrorCode } from '../../src/mpool/index.js';
+import type { Message } from '../../src/types/index.js';
+import { FIL } from '../helpers/genesis.js';
+import type { TestChain } from '../helpers/test-chain.js';
+import { cidOf, createTestChain, messageSigner, openPool, unsetMessage } from './harness.js';
 
 let t: TestChain;
 let pool: MessagePool;
@@ -10,18 +12,10 @@ let signed = 0;
 
 beforeEach(async () => {
   t = createTestChain();
-  pool = await t.openPool();
-  const gas = new GasEstimator({ chain: mpoolChainOf(t.chain, t.states), pool, random: seededRandom(3) });
-  const byAddress = new Map<string, SecpKey>(t.senders.map((key) => [key.address.toString(), key]));
+  pool = await openPool(t);
   signed = 0;
-  signer = new MessageSigner({
-    pool,
-    gas,
-    store: t.db.mpool,
-    sign: async (address: Address, message: Message) => {
-      signed++;
-      return signSecp(byAddress.get(address.toString()) as SecpKey, message);
-    },
+  signer = messageSigner(t, pool, () => {
+    signed++;
   });
 });
 
@@ -31,18 +25,7 @@ afterEach(async () => {
   t.remove();
 });
 
-const unsigned = (fields: Partial<Message> = {}): Message => ({
-  from: t.senders[0]!.address,
-  to: keys.bob.address,
-  nonce: 0n,
-  value: FIL,
-  gasLimit: 0n,
-  gasFeeCap: 0n,
-  gasPremium: 0n,
-  method: 0n,
-  params: new Uint8Array(0),
-  ...fields,
-});
+const unsigned = (fields: Partial<Message> = {}): Message => unsetMessage(t, fields);
 
 test('concurrent pushes from one sender get consecutive nonces and estimated gas', async () => {
   const results = await Promise.all(Array.from({ length: 8 }, () => signer.pushMessage(unsigned(), null)));

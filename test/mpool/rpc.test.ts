@@ -4,16 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { JsonRpcError } from '../../src/rpc/index.js';
-import { type Devnet, startDevnet } from '../helpers/devnet.js';
+import type { MessageJson } from '../../src/types/index.js';
+import type { Devnet } from '../helpers/devnet.js';
+import { transferJson } from '../helpers/message-json.js';
+import { startPairedDevnet } from '../helpers/wallet-pair.js';
 
 let devnet: Devnet;
 let from: string;
 let to: string;
 
 beforeAll(async () => {
-  devnet = await startDevnet({ blockTimeMs: 2000, accounts: 3 });
-  from = await devnet.rpc<string>('WalletDefaultAddress');
-  to = (await devnet.rpc<string[]>('WalletList')).find((a) => a !== from && a.startsWith('t1')) as string;
+  ({ devnet, from, to } = await startPairedDevnet());
 }, 120_000);
 
 afterAll(async () => {
@@ -30,19 +31,7 @@ async function rpcError(promise: Promise<unknown>): Promise<JsonRpcError> {
   throw new Error('the call succeeded');
 }
 
-const transfer = (fields: Record<string, unknown> = {}) => ({
-  Version: 0,
-  To: to,
-  From: from,
-  Nonce: 0,
-  Value: '1500000000000000000',
-  GasLimit: 0,
-  GasFeeCap: '0',
-  GasPremium: '0',
-  Method: 0,
-  Params: null,
-  ...fields,
-});
+const transfer = (fields: Partial<MessageJson> = {}) => transferJson(from, to, 1_500_000_000_000_000_000n, fields);
 
 describe('config', () => {
   test('MpoolGetConfig has Lotus’s shape and defaults; MpoolSetConfig is admin and validated', async () => {

@@ -30,7 +30,7 @@ import {
   type TipSet,
 } from '../../src/types/index.js';
 import { concatBytes, fromHex, toHex } from '../../src/utils/bytes.js';
-import { loadMainnetChain, type MainnetChain } from './mainnet-chain.js';
+import { loadMainnetChain, type MainnetChain } from '../helpers/mainnet-chain.js';
 
 const cidA = CID.parse('bafy2bzacecnamqgqmifpluoeldx7zzglxcljo6oja4vrmtj7432rphldpdmm2');
 const cidB = CID.parse('bafy2bzacedswlcz5ddgqnyo3sak3jmhmkxashisnlpq6ujgyhe4mlobzpnhs6');

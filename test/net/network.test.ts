@@ -11,8 +11,9 @@ import pino from 'pino';
 import { type HelloMessage, LedgerNetwork, loadOrCreatePeerKey, type NetworkChain } from '../../src/net/index.js';
 import { Address, type BlockMsg, type SignedMessage, signedMessageCid, type TipSet } from '../../src/types/index.js';
 import { fromHex } from '../../src/utils/bytes.js';
-import { message, secpKey, signSecp } from '../vm/harness.js';
-import { loadMainnetChain, type MainnetChain } from './mainnet-chain.js';
+import { secpKey } from '../helpers/keys.js';
+import { loadMainnetChain, type MainnetChain } from '../helpers/mainnet-chain.js';
+import { message, signSecp } from '../helpers/messages.js';
 
 const logger = pino({ level: 'silent' });
 const repos: string[] = [];

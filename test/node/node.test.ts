@@ -12,7 +12,7 @@ import {
   parseDurationMs,
   RepoLockedError,
 } from '../../src/node/index.js';
-import { NodeApi, RpcClient, rpcUrl } from '../../src/rpc/index.js';
+import { type LedgerApi, ledgerApi, RpcClient, rpcUrl } from '../../src/rpc/index.js';
 import { setDefaultNetwork } from '../../src/types/index.js';
 
 const silent = pino({ level: 'silent' });
@@ -30,8 +30,8 @@ function start(overrides = {}) {
   return LedgerNode.start({ repoPath, logger: silent, overrides: { apiPort: 0, network: 'devnet', ...overrides } });
 }
 
-function apiOf(node: LedgerNode, token?: string): NodeApi {
-  return new NodeApi(new RpcClient({ url: rpcUrl(node.apiAddress, 1), token }));
+function apiOf(node: LedgerNode, token?: string): LedgerApi {
+  return ledgerApi(new RpcClient({ url: rpcUrl(node.apiAddress, 1), token }));
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -49,9 +49,9 @@ test('a first start initialises the repo: config, keystore with the API secret, 
 
     const token = readFileSync(join(repoPath, 'token'), 'utf8');
     const client = apiOf(node, token);
-    expect(await client.authVerify(token)).toEqual(['read', 'write', 'sign', 'admin']);
-    expect(await client.version()).toMatchObject({ Version: '0.1.0+devnet', BlockDelay: 4 });
-    expect(String(await client.walletNew('bls'))).toMatch(/^t3/);
+    expect(await client.AuthVerify(token)).toEqual(['read', 'write', 'sign', 'admin']);
+    expect(await client.Version()).toMatchObject({ Version: '0.1.0+devnet', BlockDelay: 4 });
+    expect(String(await client.WalletNew('bls'))).toMatch(/^t3/);
   } finally {
     await node.stop();
   }
@@ -83,7 +83,7 @@ test('a restart keeps the secret: old tokens still work; a missing token file is
   const second = await start();
   try {
     expect(readFileSync(join(repoPath, 'token'), 'utf8')).toBe(token);
-    expect(await apiOf(second, token).authVerify(token)).toHaveLength(4);
+    expect(await apiOf(second, token).AuthVerify(token)).toHaveLength(4);
   } finally {
     await second.stop();
   }
@@ -99,7 +99,7 @@ test('config.toml settings apply, and the command line overrides them', async ()
   );
   const node = await LedgerNode.start({ repoPath, logger: silent });
   try {
-    expect(await apiOf(node).version()).toMatchObject({ Version: '0.1.0+devnet', BlockDelay: 6 });
+    expect(await apiOf(node).Version()).toMatchObject({ Version: '0.1.0+devnet', BlockDelay: 6 });
     // The API limits reach the server: a batch of 3 is over MaxBatchSize = 2.
     const version = { jsonrpc: '2.0', method: 'Ledger.Version', params: [], id: 1 };
     const batch = await fetch(rpcUrl(node.apiAddress, 1), {
@@ -115,7 +115,7 @@ test('config.toml settings apply, and the command line overrides them', async ()
   }
   const mainnet = await start({ network: 'mainnet' });
   try {
-    expect(await apiOf(mainnet).version()).toMatchObject({ Version: '0.1.0+mainnet', BlockDelay: 30 });
+    expect(await apiOf(mainnet).Version()).toMatchObject({ Version: '0.1.0+mainnet', BlockDelay: 30 });
   } finally {
     await mainnet.stop();
   }

@@ -17,14 +17,16 @@ test('docs/api.md has a row for every method with its permission', () => {
 
 describe('rpc.discover', () => {
   let server: TestServer;
+  // The test server has no chain, pool, network or miner: it serves (and describes) the methods that need none.
+  const methods = allMethods.filter((method) => method.needs.length === 0);
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ methods });
   });
   afterAll(() => server.close());
 
   test('serves the OpenRPC document of the path, also as Filecoin.Discover', async () => {
     const discovered = (await call(server.url(1), 'rpc.discover', [])).result;
-    expect(discovered).toEqual(JSON.parse(JSON.stringify(buildOpenRpcDocument(allMethods, 1))));
+    expect(discovered).toEqual(JSON.parse(JSON.stringify(buildOpenRpcDocument(methods, 1))));
     expect((await call(server.url(1), 'Filecoin.Discover', [])).result).toEqual(discovered);
     expect((await call(server.url(0), 'rpc.discover', [])).result).toMatchObject({ info: { version: '1.5.0' } });
   });

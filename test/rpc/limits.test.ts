@@ -10,16 +10,18 @@ import { allMethods, declareMethod, type RpcMethod, type RpcServer } from '../..
 import type { RpcLimits } from '../../src/rpc/limits.js';
 import { jsonResult } from '../../src/rpc/results.js';
 import { messageToLotusJson, setDefaultNetwork, tipSetKeyToLotusJson } from '../../src/types/index.js';
-import type { MessageTestChain } from '../chain/message-chain.js';
 import { answerStartMs } from '../helpers/answer-time.js';
-import { FIL, keys, message, signSecp } from '../vm/harness.js';
-import { startChainServer } from './chain-server.js';
+import { startChainServer } from '../helpers/chain-server.js';
+import { FIL } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import type { TestChain } from '../helpers/test-chain.js';
 import { post } from './harness.js';
 
 const { alice, bob } = keys;
 
 interface Setup {
-  readonly t: MessageTestChain;
+  readonly t: TestChain;
   readonly server: RpcServer;
   readonly url: string;
   readonly directory: string;
@@ -39,7 +41,7 @@ function rpc(method: string, params: unknown[], id: unknown = 1) {
 }
 
 /** A chain with one transfer included (height 1) and executed (height 2): StateCompute has work. */
-async function mineTransfer(t: MessageTestChain) {
+async function mineTransfer(t: TestChain) {
   const signed = signSecp(alice, message({ from: alice.address, to: bob.address, value: 2n * FIL }));
   const included = await t.mine([{ secp: [signed] }]);
   await t.mine();

@@ -66,7 +66,7 @@ function expectedOutcome(method: RpcMethod, caller: Caller): 'allowed' | 'denied
 }
 
 test('every method with parameters for the matrix is declared', () => {
-  const declared = new Set(allMethods.map((m) => m.name));
+  const declared = new Set<string>(allMethods.map((m) => m.name));
   expect(Object.keys(validParams).filter((name) => !declared.has(name))).toEqual([]);
 });
 

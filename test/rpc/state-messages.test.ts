@@ -16,14 +16,16 @@ import {
   signedMessageCid,
   tipSetKeyToLotusJson,
 } from '../../src/types/index.js';
-import type { MessageTestChain } from '../chain/message-chain.js';
-import { FIL, keys, message, signSecp } from '../vm/harness.js';
-import { startChainServer } from './chain-server.js';
+import { startChainServer } from '../helpers/chain-server.js';
+import { FIL } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import type { TestChain } from '../helpers/test-chain.js';
 
 const { alice, bob } = keys;
 
 interface Setup {
-  t: MessageTestChain;
+  t: TestChain;
   server: RpcServer;
   v1: RpcClient;
   v0: RpcClient;

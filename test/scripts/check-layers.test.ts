@@ -74,3 +74,11 @@ test('a run-time import cycle fails; a type-only one does not; commented imports
   });
   expect(problems).toEqual(['import cycle: src/vm/a.ts -> src/vm/b.ts -> src/vm/a.ts']);
 });
+
+test('src/index.ts, the package entry, sits above every module; no module imports it', () => {
+  const { problems } = tree({
+    'src/index.ts': "export { main } from './cli/main.js';\n",
+    'src/cli/main.ts': "import { main as again } from '../index.js';\nexport const main = again;\n",
+  });
+  expect(problems).toContain("src/cli/main.ts: imports '../index.js' — cli/ may not import index/, which is above it");
+});

@@ -19,10 +19,12 @@ import { LedgerDatabase } from '../../src/db/index.js';
 import { importCar, MemoryBlockstore, readCar, writeCar } from '../../src/ipld/index.js';
 import { StateTree } from '../../src/state/index.js';
 import { cidOfCbor, decodeBlockHeader, encodeCbor, type TipSet } from '../../src/types/index.js';
-import type { MessageTestChain } from '../chain/message-chain.js';
+import { fundedTemplate, PARAMS } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { buildSnapshotChain, openImported, type TempRepo, tempRepo } from '../helpers/snapshot-chain.js';
+import { balanceOf } from '../helpers/state.js';
+import type { TestChain } from '../helpers/test-chain.js';
 import { vectorPath } from '../vectors/vectors-dir.js';
-import { balanceOf, keys, PARAMS } from '../vm/harness.js';
-import { buildSnapshotChain, openImported, snapshotTemplate, type TempRepo, tempRepo } from './snapshot-chain.js';
 
 const EXPORT40 = vectorPath('blocks', 'export40.car');
 const HEIGHT = 24;
@@ -79,7 +81,7 @@ describe('snapshot export: Lotus v1 walk order on real mainnet data', () => {
 });
 
 describe('snapshot export and import of a real chain', () => {
-  let source: MessageTestChain;
+  let source: TestChain;
   let repo: TempRepo;
   let fullPath: string;
   let minimalPath: string;
@@ -322,7 +324,7 @@ describe('snapshot export and import of a real chain', () => {
   test('a repo holding only the same genesis (a node that joined the network) imports; another genesis is refused', async () => {
     const joined = LedgerDatabase.open(join(repo.dir, 'joined.db'));
     try {
-      const genesis = buildGenesis(joined.blockstore, snapshotTemplate(), PARAMS);
+      const genesis = buildGenesis(joined.blockstore, fundedTemplate(), PARAMS);
       ChainStore.initialize({ db: joined, params: PARAMS }, genesis.cid);
       const summary = await importSnapshot(joined, fullPath, { mode: 'snapshot', params: PARAMS });
       expect(summary.head.key.equals(source.chain.head().key)).toBe(true);
@@ -332,7 +334,7 @@ describe('snapshot export and import of a real chain', () => {
     }
     const other = LedgerDatabase.open(join(repo.dir, 'other.db'));
     try {
-      const genesis = buildGenesis(other.blockstore, { ...snapshotTemplate(), networkName: 'another' }, PARAMS);
+      const genesis = buildGenesis(other.blockstore, { ...fundedTemplate(), networkName: 'another' }, PARAMS);
       ChainStore.initialize({ db: other, params: PARAMS }, genesis.cid);
       const error = await importSnapshot(other, fullPath, { mode: 'snapshot', params: PARAMS }).catch(
         (e: unknown) => e,

@@ -13,9 +13,9 @@ import { blake2b256 } from '../../src/crypto/index.js';
 import { SyncStage } from '../../src/sync/index.js';
 import { type Address, type SignedMessage, signedMessageCid, type TipSet } from '../../src/types/index.js';
 import { compareBytes } from '../../src/utils/bytes.js';
-import { alice, MINER, MINER2, type MiningChain, miningChain, signMessage } from '../consensus/mining-chain.js';
-import { FIL, PARAMS } from '../vm/harness.js';
-import { extend, mine, type SyncNode, SyncNodes, until } from './sync-nodes.js';
+import { FIL, MINER, PARAMS } from '../helpers/genesis.js';
+import { alice, MINER2, type MiningChain, miningChain, signMessage } from '../helpers/mining-chain.js';
+import { extend, mine, type SyncNode, SyncNodes, until } from '../helpers/sync-nodes.js';
 
 const TIMEOUT_MS = 10 * 60_000;
 

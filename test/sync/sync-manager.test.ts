@@ -9,19 +9,19 @@ import pino from 'pino';
 import { LocalBeacon } from '../../src/beacon/index.js';
 import { BlockValidator } from '../../src/consensus/index.js';
 import { ChainExchangeClient, encodeExchangeResponse, PeerScores, serveExchangeBytes } from '../../src/net/index.js';
-import { SyncManager, SyncStage } from '../../src/sync/index.js';
+import { BlockIntake, SyncManager, SyncStage } from '../../src/sync/index.js';
 import type { TipSet } from '../../src/types/index.js';
-import { TestChain } from '../chain/chain-fixture.js';
-import { GENESIS_TIMESTAMP, PARAMS } from '../vm/harness.js';
+import { GENESIS_TIMESTAMP, PARAMS } from '../helpers/genesis.js';
+import { TestChain } from '../helpers/test-chain.js';
 
 const logger = pino({ level: 'silent' });
 
 test('an invalid chain is refused, cached as bad, and its peers penalised', async () => {
-  const source = TestChain.inMemory();
+  const source = TestChain.create();
   let head: TipSet = source.chain.head();
   for (const ticket of ['a', 'b', 'c']) head = (await source.add(head, [{ ticket }])).tipSet;
 
-  const follower = TestChain.inMemory();
+  const follower = TestChain.create();
   expect(follower.chain.genesis.key.equals(source.chain.genesis.key)).toBe(true);
   const beacon = LocalBeacon.fromSeed(
     new TextEncoder().encode('sync-manager-test'),
@@ -36,7 +36,7 @@ test('an invalid chain is refused, cached as bad, and its peers penalised', asyn
   const scores = new PeerScores();
   const sync = new SyncManager({
     chain: follower.chain,
-    validator,
+    intake: new BlockIntake({ chain: follower.chain, validator }),
     exchange,
     params: PARAMS,
     logger,

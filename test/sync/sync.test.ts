@@ -20,8 +20,8 @@ import {
   signedMessageCid,
   TipSet,
 } from '../../src/types/index.js';
-import { alice, carol, type MiningChain, miningChain, sign, signMessage, worker } from '../consensus/mining-chain.js';
-import { extend, mine as mineOn, type SyncNode, SyncNodes, until } from './sync-nodes.js';
+import { alice, carol, type MiningChain, miningChain, sign, signMessage, worker } from '../helpers/mining-chain.js';
+import { extend, mine as mineOn, type SyncNode, SyncNodes, until } from '../helpers/sync-nodes.js';
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const CHAIN_LENGTH = 4;

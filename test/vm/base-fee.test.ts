@@ -6,7 +6,7 @@ import {
   nextBaseFeeFromPremium,
   weightedPremiumPercentile,
 } from '../../src/vm/index.js';
-import { message } from './harness.js';
+import { message } from '../helpers/messages.js';
 
 const params = DEVNET_2K;
 const TARGET_INDEX = params.blockGasTargetIndex;

@@ -5,14 +5,17 @@
 import { ACTOR_CODES, StateTree } from '../../src/state/index.js';
 import { Address, encodeCbor } from '../../src/types/index.js';
 import { blsChainMessage, callMessage, ExitCode, InitMethod, keyAddressOf, Vm } from '../../src/vm/index.js';
-import { applyAt, block, FIL, GENESIS_TIMESTAMP, keys, message, PARAMS, signSecp, standardChain } from './harness.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, GENESIS_TIMESTAMP, PARAMS, standardGenesis } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
 
 const { alice, bob } = keys;
 const options = { networkParams: PARAMS, epoch: 1n, timestamp: GENESIS_TIMESTAMP, baseFee: 100n };
 
 describe('callMessage', () => {
   test('an implicit call runs without nonce or fees and changes nothing stored', () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const size = chain.store.size;
     const { invocResult, stateRoot } = callMessage(
       chain.store,
@@ -31,7 +34,7 @@ describe('callMessage', () => {
   });
 
   test('an explicit call is pre-validated and charged like a chain message (gas estimation)', () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const estimate = callMessage(
       chain.store,
       chain.genesisRoot,
@@ -60,7 +63,7 @@ describe('callMessage', () => {
 });
 
 test('a placeholder’s first message turns it into an EthAccount, which may go on sending', async () => {
-  const chain = standardChain();
+  const chain = standardGenesis();
   const eth = Address.newDelegated(10n, new Uint8Array(20).fill(0x42));
   const funded = await applyAt(chain, chain.genesisRoot, 1n, [
     block([signSecp(alice, message({ from: alice.address, to: eth, value: 5n * FIL }))]),
@@ -80,7 +83,7 @@ test('a placeholder’s first message turns it into an EthAccount, which may go 
 });
 
 test('Init.Exec4 only takes calls from the Ethereum address manager', async () => {
-  const chain = standardChain();
+  const chain = standardGenesis();
   const params = encodeCbor([ACTOR_CODES.multisig, new Uint8Array(0), new Uint8Array(20)]);
   const result = await applyAt(chain, chain.genesisRoot, 1n, [
     block([

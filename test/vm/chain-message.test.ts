@@ -11,7 +11,8 @@ import {
   signedMessageToLotusJson,
 } from '../../src/types/index.js';
 import { blsChainMessage, signedChainMessage, signingBytesOf, unsignedMessageCid } from '../../src/vm/index.js';
-import { keys, message, signSecp } from './harness.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
 
 const { alice, carol } = keys;
 

@@ -7,20 +7,13 @@
 import fc from 'fast-check';
 import { Address, type Message, type SignedMessage } from '../../src/types/index.js';
 import { AccountMethod, EVM_INVOKE_CONTRACT_METHOD } from '../../src/vm/index.js';
-import {
-  applyAt,
-  FIL,
-  keys,
-  loadTree,
-  MINER,
-  message,
-  PARAMS,
-  type SecpKey,
-  signSecp,
-  standardChain,
-} from './harness.js';
+import { applyAt } from '../helpers/apply-tipset.js';
+import { FIL, MINER, PARAMS, standardGenesis } from '../helpers/genesis.js';
+import { keys, type SecpKey } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { loadTree } from '../helpers/state.js';
 
-const chain = standardChain();
+const chain = standardGenesis();
 const secpSenders: SecpKey[] = [keys.alice, keys.bob];
 
 const recipient = fc.oneof(

@@ -10,12 +10,15 @@ import {
   invocResultFromLotusJson,
   invocResultToLotusJson,
 } from '../../src/vm/index.js';
-import { applyAt, block, FIL, keys, message, secpKey, signSecp, standardChain } from './harness.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, standardGenesis } from '../helpers/genesis.js';
+import { keys, secpKey } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
 
 const { alice } = keys;
 
 test('InvocResult, MsgGasCost and ExecutionTrace have Lotus’s current JSON shape and read back', async () => {
-  const chain = standardChain();
+  const chain = standardGenesis();
   const signed = signSecp(alice, message({ from: alice.address, to: secpKey('newcomer').address, value: FIL }));
   const result = await applyAt(chain, chain.genesisRoot, 1n, [block([signed])], { trace: true });
   const invocation = result.invocResults[0]!;

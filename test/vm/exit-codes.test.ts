@@ -7,23 +7,20 @@
 import { CID } from 'multiformats/cid';
 import { identity } from 'multiformats/hashes/identity';
 import { putCbor } from '../../src/ipld/index.js';
-import { ACTOR_CODES, StateTree } from '../../src/state/index.js';
+import { StateTree } from '../../src/state/index.js';
 import { Address, decodeCbor, encodeCbor } from '../../src/types/index.js';
-import {
-  AccountMethod,
-  ExitCode,
-  encodeMultisigConstructorParams,
-  encodeProposeParams,
-  encodeTxnIdParams,
-  InitMethod,
-  MultisigMethod,
-} from '../../src/vm/index.js';
-import { applyAt, balanceOf, block, FIL, keys, loadTree, message, PARAMS, signSecp, standardChain } from './harness.js';
+import { AccountMethod, ExitCode, encodeProposeParams, encodeTxnIdParams, MultisigMethod } from '../../src/vm/index.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, PARAMS, standardGenesis } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { createMultisigMessage } from '../helpers/multisig-exec.js';
+import { balanceOf, loadTree } from '../helpers/state.js';
 
 const { alice, bob } = keys;
 
 async function applyOne(signedMessages: Parameters<typeof block>[0], options: { trace?: boolean } = {}) {
-  const chain = standardChain();
+  const chain = standardGenesis();
   const result = await applyAt(chain, chain.genesisRoot, 1n, [block(signedMessages)], { trace: options.trace ?? true });
   return { chain, result, before: loadTree(chain, chain.genesisRoot), after: loadTree(chain, result.stateRoot) };
 }
@@ -144,23 +141,8 @@ describe('execution failures (the nonce advances and gas is paid)', () => {
   });
 
   test('USR_FORBIDDEN (18), USR_NOT_FOUND (17) and USR_INSUFFICIENT_FUNDS (19) from a multisig', async () => {
-    const chain = standardChain();
-    const constructorParams = encodeMultisigConstructorParams({
-      signers: [alice.address],
-      numApprovalsThreshold: 1n,
-      unlockDuration: 0n,
-      startEpoch: 0n,
-    });
-    const create = signSecp(
-      alice,
-      message({
-        from: alice.address,
-        to: Address.newId(1n),
-        method: InitMethod.Exec,
-        params: encodeCbor([ACTOR_CODES.multisig, constructorParams]),
-        gasLimit: 100_000_000n,
-      }),
-    );
+    const chain = standardGenesis();
+    const create = signSecp(alice, createMultisigMessage(alice.address, [alice.address], 1n));
     const first = await applyAt(chain, chain.genesisRoot, 1n, [block([create])]);
     expect(first.receipts[0]!.exitCode).toBe(0n);
     const [idBytes] = decodeCbor(first.receipts[0]!.return) as [Uint8Array, Uint8Array];
@@ -183,7 +165,7 @@ describe('execution failures (the nonce advances and gas is paid)', () => {
   });
 
   test('SYS_ASSERTION_FAILED (10): calling an actor whose code this VM does not run; all gas is used', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const tree = StateTree.load(chain.store, chain.genesisRoot);
     const foreign = CID.createV1(0x55, identity.digest(new TextEncoder().encode('fil/2/storagemarket')));
     tree.setActor(5n, {
@@ -203,7 +185,7 @@ describe('execution failures (the nonce advances and gas is paid)', () => {
 });
 
 test('a message no valid block can carry (negative fee cap) is refused with an error, not a receipt', async () => {
-  const chain = standardChain();
+  const chain = standardGenesis();
   const invalid = signSecp(alice, message({ from: alice.address, to: bob.address, gasFeeCap: -1n, gasPremium: -1n }));
   await expect(applyAt(chain, chain.genesisRoot, 1n, [block([invalid])])).rejects.toMatchObject({
     code: 'ERR_VM_INVALID_INPUT',

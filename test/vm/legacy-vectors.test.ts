@@ -12,8 +12,8 @@ import { StateTree } from '../../src/state/index.js';
 import { Address, type CID, decodeMessage, messageReceiptToCborNode, parseCid } from '../../src/types/index.js';
 import { fromBase64 } from '../../src/utils/bytes.js';
 import { blsChainMessage, ExitCode, selectTipsetMessages, Vm } from '../../src/vm/index.js';
+import { PARAMS } from '../helpers/genesis.js';
 import { readVectorJson } from '../vectors/vectors-dir.js';
-import { PARAMS } from './harness.js';
 
 interface CidJson {
   '/': string;

@@ -1,6 +1,7 @@
 import { Address } from '../../src/types/index.js';
 import { VmError, verifySecpMessageSignatures } from '../../src/vm/index.js';
-import { keys, message, signSecp } from './harness.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
 
 const { alice, bob } = keys;
 

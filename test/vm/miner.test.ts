@@ -13,22 +13,11 @@ import {
   minerState,
   PowerMethod,
 } from '../../src/vm/index.js';
-import {
-  applyAt,
-  balanceOf,
-  block,
-  blsKey,
-  FIL,
-  keys,
-  loadTree,
-  MINER,
-  message,
-  PARAMS,
-  type SecpKey,
-  signSecp,
-  standardChain,
-  type TestChain,
-} from './harness.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, type GenesisState, MINER, PARAMS, standardGenesis } from '../helpers/genesis.js';
+import { blsKey, keys, type SecpKey } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { balanceOf, loadTree } from '../helpers/state.js';
 
 const { alice, bob, worker } = keys;
 const POWER = Address.newId(4n);
@@ -39,7 +28,7 @@ function asOwner(fields: Omit<Parameters<typeof message>[0], 'from'>) {
 }
 
 async function run(
-  chain: TestChain,
+  chain: GenesisState,
   root: CID,
   epoch: bigint,
   blocks: ReturnType<typeof block>[],
@@ -70,7 +59,7 @@ describe('CreateMiner', () => {
     );
 
   test('creates f01001 through Init.Exec, locks the deposit and registers an empty claim', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await run(chain, chain.genesisRoot, 1n, [block([create(alice, keys.carol.address, 100n * FIL)])]);
     expect(result.receipts[0]!.exitCode).toBe(0n);
     const [id] = decodeCbor(result.receipts[0]!.return) as [Uint8Array, Uint8Array];
@@ -91,7 +80,7 @@ describe('CreateMiner', () => {
   });
 
   test('refuses a value below the deposit and a secp256k1 worker', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await run(chain, chain.genesisRoot, 1n, [
       block([create(alice, keys.carol.address, 1n), create(bob, bob.address, 5n * FIL)]),
     ]);
@@ -105,7 +94,7 @@ describe('CreateMiner', () => {
 
 describe('the genesis miner', () => {
   test('block rewards: 75% locked to vest, penalties burnt from vesting funds', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const before = loadTree(chain, chain.genesisRoot);
     const lockedBefore = minerState(before, MINER).lockedFunds;
     const rewarded = await run(chain, chain.genesisRoot, 1n, [block([])]);
@@ -131,7 +120,7 @@ describe('the genesis miner', () => {
   });
 
   test('the owner withdraws what is not locked; nobody else may', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const rewarded = await run(chain, chain.genesisRoot, 1n, [block([])]);
     const tree = loadTree(chain, rewarded.stateRoot);
     const state = minerState(tree, MINER);
@@ -166,7 +155,7 @@ describe('the genesis miner', () => {
   });
 
   test('a worker change takes effect after the delay, when the owner confirms it', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const newWorker = blsKey('new-worker').address;
     const fund = signSecp(alice, message({ from: alice.address, to: newWorker, value: FIL }));
     const change = asOwner({
@@ -200,7 +189,7 @@ describe('the genesis miner', () => {
   });
 
   test('ControlAddresses and the power actor’s views', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const ask = (nonce: bigint, to: Address, method: bigint, params: Uint8Array = new Uint8Array(0)) =>
       signSecp(alice, message({ from: alice.address, to, nonce, method, params, gasLimit: 100_000_000n }));
     const result = await run(chain, chain.genesisRoot, 1n, [

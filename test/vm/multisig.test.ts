@@ -5,40 +5,29 @@
  */
 import { blake2b256 } from '../../src/crypto/index.js';
 import { getBlock } from '../../src/ipld/index.js';
-import { ACTOR_CODES } from '../../src/state/index.js';
 import { Address, AddressProtocol, type CID, decodeCbor, encodeCbor } from '../../src/types/index.js';
 import {
   ExitCode,
-  encodeMultisigConstructorParams,
   encodeProposeParams,
   encodeTxnIdParams,
   executionTraceToLotusJson,
   getPendingTransaction,
-  InitMethod,
   MultisigMethod,
   multisigStateCodec,
   proposalHashData,
 } from '../../src/vm/index.js';
-import {
-  applyAt,
-  type BlsKey,
-  balanceOf,
-  block,
-  FIL,
-  keys,
-  loadTree,
-  message,
-  type SecpKey,
-  signSecp,
-  standardChain,
-  type TestChain,
-} from './harness.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, type GenesisState, standardGenesis } from '../helpers/genesis.js';
+import { type BlsKey, keys, type SecpKey } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { createMultisigMessage } from '../helpers/multisig-exec.js';
+import { balanceOf, loadTree } from '../helpers/state.js';
 
 const { alice, bob, carol } = keys;
 const none = new Uint8Array(0);
 
 interface Setup {
-  chain: TestChain;
+  chain: GenesisState;
   root: CID;
   msig: Address;
   epoch: bigint;
@@ -46,22 +35,8 @@ interface Setup {
 }
 
 async function createMultisig(signers: Address[], threshold: bigint, value: bigint): Promise<Setup> {
-  const chain = standardChain();
-  const params = encodeCbor([
-    ACTOR_CODES.multisig,
-    encodeMultisigConstructorParams({ signers, numApprovalsThreshold: threshold, unlockDuration: 0n, startEpoch: 0n }),
-  ]);
-  const create = signSecp(
-    alice,
-    message({
-      from: alice.address,
-      to: Address.newId(1n),
-      method: InitMethod.Exec,
-      params,
-      value,
-      gasLimit: 100_000_000n,
-    }),
-  );
+  const chain = standardGenesis();
+  const create = signSecp(alice, createMultisigMessage(alice.address, signers, threshold, value));
   const result = await applyAt(chain, chain.genesisRoot, 1n, [block([create])]);
   expect(result.receipts[0]!.exitCode).toBe(0n);
   const [id] = decodeCbor(result.receipts[0]!.return) as [Uint8Array, Uint8Array];

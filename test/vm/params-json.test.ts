@@ -3,7 +3,6 @@ import { Address, encodeCbor, setDefaultNetwork } from '../../src/types/index.js
 import { toBase64 } from '../../src/utils/bytes.js';
 import {
   encodeCreateMinerParams,
-  encodeMultisigConstructorParams,
   encodeParamsFromJson,
   encodeProposeParams,
   InitMethod,
@@ -11,6 +10,7 @@ import {
   MultisigMethod,
   PowerMethod,
 } from '../../src/vm/index.js';
+import { multisigExecJson } from '../helpers/multisig-exec.js';
 
 setDefaultNetwork('t');
 
@@ -53,16 +53,7 @@ describe('--params-json: JSON parameters encoded as the actor reads them', () =>
     expect(encodeParamsFromJson('storagepower', PowerMethod.CreateMiner, json)).toEqual(expected);
     expect(encodeParamsFromJson('storagepower', PowerMethod.CreateMinerExported, json)).toEqual(expected);
 
-    const constructorParams = encodeMultisigConstructorParams({
-      signers: [owner],
-      numApprovalsThreshold: 1n,
-      unlockDuration: 0n,
-      startEpoch: 0n,
-    });
-    const exec = JSON.stringify({
-      CodeCID: { '/': ACTOR_CODES.multisig.toString() },
-      ConstructorParams: toBase64(constructorParams),
-    });
+    const { exec, constructorParams } = multisigExecJson(owner);
     expect(encodeParamsFromJson('init', InitMethod.Exec, exec)).toEqual(
       encodeCbor([ACTOR_CODES.multisig, constructorParams]),
     );

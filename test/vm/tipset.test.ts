@@ -14,20 +14,11 @@ import {
   TipsetExecutor,
   VmErrorCode,
 } from '../../src/vm/index.js';
-import {
-  applyAt,
-  balanceOf,
-  block,
-  FIL,
-  GENESIS_TIMESTAMP,
-  keys,
-  loadTree,
-  MINER,
-  message,
-  PARAMS,
-  signSecp,
-  standardChain,
-} from './harness.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, GENESIS_TIMESTAMP, MINER, PARAMS, standardGenesis } from '../helpers/genesis.js';
+import { keys } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { balanceOf, loadTree } from '../helpers/state.js';
 
 const { alice, bob, carol } = keys;
 
@@ -54,7 +45,7 @@ class WriteCounter implements Blockstore {
 
 describe('applyTipset', () => {
   test('two blocks sharing a message execute it once; receipts follow execution order', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const shared = signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL }));
     const next = signSecp(alice, message({ from: alice.address, to: bob.address, nonce: 1n, value: FIL }));
     const fromBob = message({ from: bob.address, to: carol.address, value: FIL });
@@ -76,7 +67,7 @@ describe('applyTipset', () => {
   });
 
   test('the selection drops a message whose nonce repeats one already selected from another block', () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const first = signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL }));
     const rival = signSecp(alice, message({ from: alice.address, to: carol.address, value: 2n * FIL }));
     const selected = selectTipsetMessages(loadTree(chain, chain.genesisRoot), [
@@ -87,7 +78,7 @@ describe('applyTipset', () => {
   });
 
   test('the receipts root is the legacy v0 AMT of the explicit receipts', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
       block([signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL }))]),
     ]);
@@ -98,7 +89,7 @@ describe('applyTipset', () => {
   });
 
   test('every block is rewarded, messages or not; tips go to the block’s miner', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const before = loadTree(chain, chain.genesisRoot);
     const reward = rewardStateCodec.decode(getBlock(chain.store, before.getActor(REWARD_ACTOR_ID)!.head));
     const perBlock = reward.thisEpochReward / PARAMS.blocksPerEpoch;
@@ -122,7 +113,7 @@ describe('applyTipset', () => {
   });
 
   test('cron runs once for every null round and once for the tipset', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await applyAt(chain, chain.genesisRoot, 4n, [block([])], { parentEpoch: 1n, trace: true });
     const crons = result.invocResults.filter(
       (r) => r.msg.to.equals(Address.newId(CRON_ACTOR_ID)) && r.msg.method === CronMethod.EpochTick,
@@ -140,7 +131,7 @@ describe('applyTipset', () => {
 
   test('the same input always gives the same state and receipts roots', async () => {
     const run = async () => {
-      const chain = standardChain();
+      const chain = standardGenesis();
       const messages = [0n, 1n].map((nonce) =>
         signSecp(alice, message({ from: alice.address, to: keys.carol.address, nonce, value: FIL })),
       );
@@ -151,7 +142,7 @@ describe('applyTipset', () => {
   });
 
   test('a tipset reaches the store in one putMany; a failing one writes nothing', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const counter = new WriteCounter(chain.store);
     const signed = signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL }));
     await applyAt({ store: counter as unknown as MemoryBlockstore }, chain.genesisRoot, 1n, [block([signed])]);
@@ -166,13 +157,13 @@ describe('applyTipset', () => {
   });
 
   test('the next base fee falls by 1/8 after an empty tipset', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await applyAt(chain, chain.genesisRoot, 1n, [block([])], { baseFee: 1_000_000n });
     expect(result.nextBaseFee).toBe(875_000n);
   });
 
   test('an executor reusing the previous tipset’s state gives the roots fresh applications give, and survives failures', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const executor = new TipsetExecutor(chain.store);
     const input = (epoch: bigint, blocks: ReturnType<typeof block>[]) => ({
       epoch,

@@ -7,26 +7,18 @@ import { getBlock } from '../../src/ipld/index.js';
 import { ACTOR_CODES, actorNameOf } from '../../src/state/index.js';
 import { Address, decodeCbor, encodeCbor, encodeSignedMessage } from '../../src/types/index.js';
 import { AccountMethod, accountStateCodec, EVM_INVOKE_CONTRACT_METHOD, ExitCode, PRICES } from '../../src/vm/index.js';
-import {
-  applyAt,
-  balanceOf,
-  block,
-  blsKey,
-  FIL,
-  keys,
-  loadTree,
-  message,
-  secpKey,
-  signSecp,
-  standardChain,
-} from './harness.js';
+import { applyAt, block } from '../helpers/apply-tipset.js';
+import { FIL, standardGenesis } from '../helpers/genesis.js';
+import { blsKey, keys, secpKey } from '../helpers/keys.js';
+import { message, signSecp } from '../helpers/messages.js';
+import { balanceOf, loadTree } from '../helpers/state.js';
 
 const { alice, bob, carol } = keys;
 const ethAddress = (byte: number) => Address.newDelegated(10n, new Uint8Array(20).fill(byte));
 
 describe('recipients created by a transfer', () => {
   test('a new f1 address becomes an account with the next ID, holding its key address', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const dave = secpKey('dave').address;
     const first = await applyAt(chain, chain.genesisRoot, 1n, [
       block([signSecp(alice, message({ from: alice.address, to: dave, value: 3n * FIL }))]),
@@ -49,7 +41,7 @@ describe('recipients created by a transfer', () => {
   });
 
   test('a new f3 address becomes an account too; IDs keep counting', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const erin = blsKey('erin').address;
     const frank = secpKey('frank').address;
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
@@ -66,7 +58,7 @@ describe('recipients created by a transfer', () => {
   });
 
   test('the BLS zero address cannot receive', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const zero = Address.newBls(Uint8Array.from([0xc0, ...new Uint8Array(47)]));
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
       block([signSecp(alice, message({ from: alice.address, to: zero, value: 1n }))]),
@@ -76,7 +68,7 @@ describe('recipients created by a transfer', () => {
   });
 
   test('a new f410f address becomes a placeholder holding the address; later transfers reach it', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const eth = ethAddress(0xab);
     const first = await applyAt(chain, chain.genesisRoot, 1n, [
       block([signSecp(alice, message({ from: alice.address, to: eth, value: 2n * FIL }))]),
@@ -106,7 +98,7 @@ describe('recipients created by a transfer', () => {
   });
 
   test('a first transfer to an f410f address with method 3844450837 creates the placeholder as well', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const eth = ethAddress(0xcd);
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
       block([
@@ -121,7 +113,7 @@ describe('recipients created by a transfer', () => {
 
 describe('accounts', () => {
   test('accept any exported method (≥ 2^24) as a plain transfer, refuse other unknown methods', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
       block([
         signSecp(
@@ -140,7 +132,7 @@ describe('accounts', () => {
   });
 
   test('PubkeyAddress returns the key address', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
       block([
         signSecp(alice, message({ from: alice.address, to: carol.address, method: AccountMethod.PubkeyAddress })),
@@ -150,7 +142,7 @@ describe('accounts', () => {
   });
 
   test('AuthenticateMessage verifies real secp256k1 and BLS signatures', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const plaintext = new TextEncoder().encode('a deal proposal');
     const auth = (to: Address, signature: Uint8Array, nonce: bigint) =>
       signSecp(
@@ -180,7 +172,7 @@ describe('accounts', () => {
 
 describe('nonces', () => {
   test('consecutive nonces in one tipset all apply; the sender ends at the next nonce', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const messages = [0n, 1n, 2n].map((nonce) =>
       signSecp(alice, message({ from: alice.address, to: bob.address, nonce, value: FIL })),
     );
@@ -191,7 +183,7 @@ describe('nonces', () => {
   });
 
   test('a nonce gap is not executed at all; a wrong first nonce fails pre-validation', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const gap = await applyAt(chain, chain.genesisRoot, 1n, [
       block(
         [0n, 2n].map((nonce) => signSecp(alice, message({ from: alice.address, to: bob.address, nonce, value: FIL }))),
@@ -205,7 +197,7 @@ describe('nonces', () => {
   });
 
   test('a failed execution still uses the nonce', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const result = await applyAt(chain, chain.genesisRoot, 1n, [
       block([
         signSecp(alice, message({ from: alice.address, to: Address.newId(777777n), value: FIL })),
@@ -218,7 +210,7 @@ describe('nonces', () => {
 
 describe('gas of a plain transfer', () => {
   test('equals the FVM formula: OnChainMessage + OnValueTransfer + the receiver’s update', async () => {
-    const chain = standardChain();
+    const chain = standardGenesis();
     const signed = signSecp(alice, message({ from: alice.address, to: bob.address, value: FIL }));
     const result = await applyAt(chain, chain.genesisRoot, 1n, [block([signed])]);
     const length = BigInt(encodeSignedMessage(signed).length);

@@ -1,7 +1,7 @@
 /**
  * Reads a snapshot file as a byte stream, decompressing zstd (`.car.zst`) when the file starts
  * with zstd's frame magic, as Lotus detects it, whatever the file's name. Decompression is fzstd:
- * pure JavaScript, streaming, no native build or download at install (see README).
+ * pure JavaScript, streaming, no native build or download at install (see docs/snapshots.md).
  */
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';

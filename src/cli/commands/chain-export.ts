@@ -6,11 +6,10 @@
  */
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { RpcClient } from '../../rpc/client.js';
-import { rpcUrl } from '../../rpc/endpoint.js';
-import { jsonField, readJsonArray, readJsonCid, readJsonObject } from '../../types/index.js';
+import type { LedgerApi } from '../../rpc/client.js';
+import { type CidJson, cidToLotusJson, readJsonArray, readJsonCid } from '../../types/index.js';
 import { formatBytes } from '../byte-progress.js';
-import { findNode, type GlobalOptions } from '../node-connection.js';
+import { apiOf, findNode, globalOptions } from '../node-connection.js';
 import { createProgress } from '../progress.js';
 
 /** The export may take hours on a big chain; the progress polls keep their own short limit. */
@@ -30,18 +29,12 @@ function countParser(value: string): bigint {
 }
 
 /** A height (`123` or `@123`) or a tipset key as comma-separated block CIDs, in Lotus JSON. */
-async function tipSetKeyJson(client: RpcClient, tipset: string | undefined): Promise<unknown> {
+async function tipSetKeyJson(api: LedgerApi, tipset: string | undefined): Promise<CidJson[] | null> {
   if (tipset === undefined) return null;
   const height = /^@?(\d+)$/.exec(tipset.trim());
-  if (height !== null) {
-    const json = readJsonObject(
-      await client.request('Ledger.ChainGetTipSetByHeight', [Number(height[1]), null]),
-      'TipSet',
-    );
-    return jsonField(json, 'Cids');
-  }
+  if (height !== null) return (await api.ChainGetTipSetByHeight(Number(height[1]), null)).Cids;
   const cids = tipset.split(',').map((text, i) => readJsonCid({ '/': text.trim() }, `--tipset[${i}]`));
-  return cids.map((cid) => ({ '/': cid.toString() }));
+  return cids.map(cidToLotusJson);
 }
 
 export function chainExportCommand(): Command {
@@ -63,23 +56,21 @@ export function chainExportCommand(): Command {
     .option('--skip-old-msgs', 'leave out messages older than the recent state roots')
     .option('--full', 'include every state tree back to genesis (a full snapshot)')
     .action(async (file: string, options: ExportCommandOptions, command: Command) => {
-      const endpoint = findNode(command.optsWithGlobals<GlobalOptions>());
-      const url = rpcUrl(endpoint.address, 1);
-      const client = new RpcClient({ url, token: endpoint.token, timeoutMs: EXPORT_TIMEOUT_MS });
-      const poller = new RpcClient({ url, token: endpoint.token });
+      const endpoint = findNode(globalOptions(command));
+      const client = apiOf(endpoint, EXPORT_TIMEOUT_MS);
+      const poller = apiOf(endpoint);
       const path = resolve(file);
       const key = await tipSetKeyJson(poller, options.tipset);
       const nroots = options.full === true ? null : Number(options.recentStateroots);
-      const exporting = client.request('Ledger.ChainExportToFile', [path, nroots, options.skipOldMsgs === true, key]);
+      const exporting = client.ChainExportToFile(path, nroots, options.skipOldMsgs === true, key);
       let progress: ReturnType<typeof createProgress> | undefined;
       let done = false;
       const polling = (async () => {
         while (!done) {
           await new Promise((resolve) => setTimeout(resolve, POLL_MS));
           if (done) return;
-          const json = await poller.request('Ledger.ChainExportProgress', [path]).catch(() => null);
-          if (json === null || done) continue;
-          const p = readJsonObject(json, 'ExportProgress');
+          const p = await poller.ChainExportProgress(path).catch(() => null);
+          if (p === null || done) continue;
           const headEpoch = Number(p.HeadEpoch);
           progress ??= createProgress(`Exporting ${file}`, headEpoch);
           progress.update(
@@ -89,8 +80,8 @@ export function chainExportCommand(): Command {
         }
       })();
       try {
-        const summary = readJsonObject(await exporting, 'ExportSummary');
-        const head = readJsonArray(jsonField(summary, 'Head'), 'Head', readJsonCid);
+        const summary = await exporting;
+        const head = readJsonArray(summary.Head, 'Head', readJsonCid);
         done = true;
         await polling;
         progress?.update(Number(summary.Height), 'done');

@@ -12,11 +12,7 @@ import {
   readJsonObject,
   stringifyJsonLossless,
 } from '../../types/index.js';
-import { connectToNode, type GlobalOptions } from '../node-connection.js';
-
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
+import { connectToNode, globalOptions } from '../node-connection.js';
 
 function heightParser(value: string): bigint {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('the height must be a non-negative integer');
@@ -40,8 +36,8 @@ export function chainCommand(): Command {
     .description('Print the CIDs of the head tipset, one per line (--height: only its epoch)')
     .option('--height', 'print only the head epoch')
     .action(async (options: { height?: boolean }, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const head = readTipSetSummary(await api.rpc.request('Ledger.ChainHead'));
+      const api = await connectToNode(globalOptions(command));
+      const head = readTipSetSummary(await api.ChainHead());
       process.stdout.write(options.height === true ? `${head.height}\n` : head.cids.map((cid) => `${cid}\n`).join(''));
     });
 
@@ -53,8 +49,8 @@ export function chainCommand(): Command {
     .requiredOption('--height <epoch>', 'the epoch', heightParser)
     .option('--cids', 'print only the block CIDs, one per line')
     .action(async (options: { height: bigint; cids?: boolean }, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const tipSet = await api.rpc.request('Ledger.ChainGetTipSetByHeight', [options.height, null]);
+      const api = await connectToNode(globalOptions(command));
+      const tipSet = await api.ChainGetTipSetByHeight(options.height, null);
       if (options.cids === true) {
         process.stdout.write(
           readTipSetSummary(tipSet)

@@ -1,18 +1,9 @@
 /** `ledger daemon`: runs the node in the foreground until SIGINT or SIGTERM. */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { NETWORK_NAMES, type NetworkName } from '../../node/network.js';
 import { defaultRepoPath } from '../../node/repo.js';
+import { integerParser } from '../arguments.js';
 import type { GlobalOptions } from '../node-connection.js';
-
-function integerParser(name: string, min: number, max: number): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!/^\d+$/.test(value) || number < min || number > max) {
-      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
-    }
-    return number;
-  };
-}
 
 interface DaemonOptions {
   api?: number;

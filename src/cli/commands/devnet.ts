@@ -12,7 +12,7 @@ import type { LedgerNode } from '../../node/index.js';
 import type { ParameterProgress } from '../../proofs/index.js';
 import { rpcUrl } from '../../rpc/endpoint.js';
 import { FILECOIN_PRECISION, formatFil, parseFil } from '../../types/index.js';
-import { toHex } from '../../utils/bytes.js';
+import { integerParser } from '../arguments.js';
 import type { GlobalOptions } from '../node-connection.js';
 import { createProgress, type Progress } from '../progress.js';
 
@@ -22,16 +22,6 @@ interface DevnetCommandOptions {
   accounts: number;
   balance: bigint;
   mine: boolean;
-}
-
-function integerParser(name: string, min: number, max: number): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!/^\d+$/.test(value) || number < min || number > max) {
-      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
-    }
-    return number;
-  };
 }
 
 function balanceParser(value: string): bigint {
@@ -140,7 +130,7 @@ function printBanner(node: LedgerNode, accounts: readonly DevnetAccount[], start
   }
   out.push('', 'Private Keys (Lotus KeyInfo, hex: `ledger wallet import` / `lotus wallet import` read it)', rule);
   for (const [i, a] of accounts.entries()) {
-    out.push(`(${i}) ${toHex(new TextEncoder().encode(JSON.stringify(a.keyInfo)))}`);
+    out.push(`(${i}) ${a.privateKey}`);
   }
   out.push('', 'These keys are for this local devnet only: never send real funds to them.', '');
   out.push(

@@ -17,15 +17,10 @@ import {
   readJsonObject,
   type SignedMessage,
   signedMessageFromLotusJson,
-  signedMessageToLotusJson,
   stringifyJsonLossless,
 } from '../../types/index.js';
 import { LedgerError } from '../../utils/errors.js';
-import { connectToNode, type GlobalOptions } from '../node-connection.js';
-
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
+import { connectToNode, globalOptions } from '../node-connection.js';
 
 function addressOption(value: string): Address {
   try {
@@ -106,9 +101,9 @@ export function mpoolCommand(): Command {
     .option('--to <address>', 'return messages to a given address', addressOption)
     .option('--from <address>', 'return messages from a given address', addressOption)
     .action(async (options: { local?: boolean; cids?: boolean; to?: Address; from?: Address }, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const json = await api.rpc.request('Ledger.MpoolPending', [null]);
-      const local = options.local === true ? new Set((await api.walletList()).map(String)) : undefined;
+      const api = await connectToNode(globalOptions(command));
+      const json = await api.MpoolPending(null);
+      const local = options.local === true ? new Set(await api.WalletList()) : undefined;
       const shown = readJsonArray(json, 'MpoolPending', (item) => item).filter((item, i) => {
         const { message } = signedMessageFromLotusJson(item, `MpoolPending[${i}]`);
         if (local !== undefined && !local.has(message.from.toString())) return false;
@@ -144,7 +139,7 @@ export function mpoolCommand(): Command {
         options: { gasFeecap?: bigint; gasPremium?: bigint; gasLimit?: bigint; auto?: boolean; feeLimit?: string },
         command: Command,
       ) => {
-        const api = await connectToNode(globals(command));
+        const api = await connectToNode(globalOptions(command));
         let from: Address;
         let nonce: bigint;
         if (nonceText === undefined) {
@@ -156,10 +151,7 @@ export function mpoolCommand(): Command {
               `expected a message CID, or a sender address and a nonce; got ${JSON.stringify(fromOrCid)}`,
             );
           }
-          const message = messageFromLotusJson(
-            await api.rpc.request('Ledger.ChainGetMessage', [{ '/': cid.toString() }]),
-            'ChainGetMessage',
-          );
+          const message = messageFromLotusJson(await api.ChainGetMessage({ '/': cid.toString() }), 'ChainGetMessage');
           from = message.from;
           nonce = message.nonce;
         } else {
@@ -169,10 +161,8 @@ export function mpoolCommand(): Command {
           nonce = BigInt(nonceText);
         }
 
-        const pending = readJsonArray(
-          await api.rpc.request('Ledger.MpoolPending', [null]),
-          'MpoolPending',
-          (item, path) => signedMessageFromLotusJson(item, path),
+        const pending = readJsonArray(await api.MpoolPending(null), 'MpoolPending', (item, path) =>
+          signedMessageFromLotusJson(item, path),
         );
         const found: SignedMessage | undefined = pending.find(
           (signed) => signed.message.from.equals(from) && signed.message.nonce === nonce,
@@ -184,15 +174,15 @@ export function mpoolCommand(): Command {
           const feeLimit = options.feeLimit === undefined ? undefined : parseFil(options.feeLimit);
           const spec = feeLimit === undefined ? null : { MaxFee: feeLimit.toString() };
           const estimate = messageFromLotusJson(
-            await api.rpc.request('Ledger.GasEstimateMessageGas', [
+            await api.GasEstimateMessageGas(
               messageToLotusJson({ ...found.message, gasFeeCap: 0n, gasPremium: 0n }),
               spec,
               null,
-            ]),
+            ),
             'GasEstimateMessageGas',
           );
-          const config = readJsonObject(await api.rpc.request('Ledger.MpoolGetConfig', []), 'MpoolGetConfig');
-          const ratio = Math.round(Number(jsonField(config, 'ReplaceByFeeRatio')) * 100);
+          const config = await api.MpoolGetConfig();
+          const ratio = Math.round(Number(config.ReplaceByFeeRatio) * 100);
           replacement = replacementMessage(found.message, {
             auto: true,
             replaceByFeeRatio: ratio,
@@ -208,8 +198,8 @@ export function mpoolCommand(): Command {
             ...(options.gasLimit === undefined ? {} : { gasLimit: options.gasLimit }),
           });
         }
-        const signed = await api.walletSignMessage(replacement.from, replacement);
-        const cid = await api.rpc.request('Ledger.MpoolPush', [signedMessageToLotusJson(signed)]);
+        const signed = await api.WalletSignMessage(replacement.from.toString(), messageToLotusJson(replacement));
+        const cid = await api.MpoolPush(signed);
         process.stdout.write(`new message cid:  ${readJsonCid(cid, 'MpoolPush')}\n`);
       },
     );

@@ -7,11 +7,7 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { Command } from 'commander';
 import type { AddrInfoJson } from '../../rpc/methods/net.js';
 import { LedgerError } from '../../utils/errors.js';
-import { connectToNode, type GlobalOptions } from '../node-connection.js';
-
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
+import { connectToNode, globalOptions } from '../node-connection.js';
 
 /** `/ip4/…/tcp/…/p2p/<id>` → Lotus AddrInfo `{ID, Addrs}`. */
 export function addrInfoFromMultiaddr(address: string): AddrInfoJson {
@@ -37,23 +33,23 @@ export function netCommand(): Command {
     .command('listen')
     .description('List the addresses the node listens on, each with /p2p/<peer id>')
     .action(async (_options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const info = (await api.rpc.request('Ledger.NetAddrsListen')) as AddrInfoJson;
+      const api = await connectToNode(globalOptions(command));
+      const info = await api.NetAddrsListen();
       for (const address of info.Addrs) process.stdout.write(`${address}/p2p/${info.ID}\n`);
     });
   net
     .command('id')
     .description("Print the node's peer id")
     .action(async (_options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      process.stdout.write(`${(await api.rpc.request('Ledger.ID')) as string}\n`);
+      const api = await connectToNode(globalOptions(command));
+      process.stdout.write(`${await api.ID()}\n`);
     });
   net
     .command('peers')
     .description('List the connected peers and their addresses')
     .action(async (_options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const peers = (await api.rpc.request('Ledger.NetPeers')) as AddrInfoJson[];
+      const api = await connectToNode(globalOptions(command));
+      const peers = await api.NetPeers();
       for (const peer of [...peers].sort((a, b) => a.ID.localeCompare(b.ID))) {
         process.stdout.write(`${peer.ID}, [${peer.Addrs.join(' ')}]\n`);
       }
@@ -64,11 +60,11 @@ export function netCommand(): Command {
     .argument('<multiaddr...>', 'peer addresses')
     .action(async (addresses: string[], _options: unknown, command: Command) => {
       const infos = addresses.map(addrInfoFromMultiaddr);
-      const api = await connectToNode(globals(command));
+      const api = await connectToNode(globalOptions(command));
       let failed = false;
       for (const info of infos) {
         try {
-          await api.rpc.request('Ledger.NetConnect', [info]);
+          await api.NetConnect(info);
           process.stdout.write(`connect ${info.ID}: success\n`);
         } catch (error) {
           process.stdout.write(`connect ${info.ID}: failure: ${(error as Error).message}\n`);
@@ -82,9 +78,9 @@ export function netCommand(): Command {
     .description('Close the connections to peers')
     .argument('<peerId...>', 'peer ids')
     .action(async (peers: string[], _options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
+      const api = await connectToNode(globalOptions(command));
       for (const peer of peers) {
-        await api.rpc.request('Ledger.NetDisconnect', [peer]);
+        await api.NetDisconnect(peer);
         process.stdout.write(`disconnect ${peer}: success\n`);
       }
     });

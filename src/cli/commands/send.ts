@@ -11,13 +11,13 @@
 
 import { encode as encodeCbor } from '@ipld/dag-cbor';
 import { Command, InvalidArgumentError } from 'commander';
+import type { LedgerApi } from '../../rpc/client.js';
 import { type ActorName, actorNameOf } from '../../state/index.js';
 import {
   Address,
   AddressProtocol,
   addressFromEthAddress,
   type Message,
-  messageFromLotusJson,
   messageToLotusJson,
   parseFil,
   readJsonCid,
@@ -26,7 +26,7 @@ import {
 } from '../../types/index.js';
 import { fromHex } from '../../utils/bytes.js';
 import { encodeParamsFromJson, ParamsJsonError } from '../../vm/index.js';
-import { connectToNode, type GlobalOptions } from '../node-connection.js';
+import { connectToNode, globalOptions } from '../node-connection.js';
 
 /** FRC-42 method number of `InvokeEVM`: what a transfer to an Ethereum address calls. */
 export const INVOKE_CONTRACT_METHOD = 3844450837n;
@@ -35,10 +35,6 @@ const CREATE_EXTERNAL_METHOD = 4n;
 const EAM_ADDRESS = Address.newId(10n);
 /** The Ethereum address manager's namespace in f4 addresses. */
 const EAM_NAMESPACE = 10;
-
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
 
 function bigIntOption(name: string): (value: string) => bigint {
   return (value) => {
@@ -128,12 +124,9 @@ export function buildSendMessage(
 }
 
 /** The type of the actor at `address` on the node's head; undefined when there is none (or one we do not run). */
-async function actorTypeAt(
-  rpc: { request(method: string, params: unknown[]): Promise<unknown> },
-  address: Address,
-): Promise<ActorName | undefined> {
-  const actor = (await rpc.request('Ledger.StateGetActor', [address.toString(), null])) as { Code?: unknown } | null;
-  return actor === null ? undefined : actorNameOf(readJsonCid(actor.Code, 'StateGetActor.Code'));
+async function actorTypeAt(api: LedgerApi, address: Address): Promise<ActorName | undefined> {
+  const actor = await api.StateGetActor(address.toString(), null);
+  return actorNameOf(readJsonCid(actor.Code, 'StateGetActor.Code'));
 }
 
 function parseHex(text: string): Uint8Array {
@@ -165,10 +158,10 @@ export function sendCommand(): Command {
       } catch (error) {
         throw new InvalidArgumentError(`failed to parse amount: ${(error as Error).message}`);
       }
-      const api = await connectToNode(globals(command));
-      const from = options.from === undefined ? await api.walletDefaultAddress() : Address.fromString(options.from);
+      const api = await connectToNode(globalOptions(command));
+      const from = Address.fromString(options.from ?? (await api.WalletDefaultAddress()));
       const recipientActor =
-        options.paramsJson === undefined || target.eth ? undefined : await actorTypeAt(api.rpc, target.to);
+        options.paramsJson === undefined || target.eth ? undefined : await actorTypeAt(api, target.to);
       const message = buildSendMessage(from, target, amount, options, recipientActor);
       process.stdout.write(
         `Sending message from: ${from}\nSending message to: ${target.to}\nUsing Method: ${message.method}\n`,
@@ -176,15 +169,11 @@ export function sendCommand(): Command {
       let cid: unknown;
       if (options.nonce !== undefined) {
         // A chosen nonce: estimate the gas, sign here and push (Lotus does the same).
-        const estimated = messageFromLotusJson(
-          await api.rpc.request('Ledger.GasEstimateMessageGas', [messageToLotusJson(message), null, null]),
-          'GasEstimateMessageGas',
-        );
-        const signed = await api.walletSignMessage(from, estimated);
-        cid = await api.rpc.request('Ledger.MpoolPush', [signedMessageToLotusJson(signed)]);
+        const estimated = await api.GasEstimateMessageGas(messageToLotusJson(message), null, null);
+        cid = await api.MpoolPush(await api.WalletSignMessage(from.toString(), estimated));
       } else {
         const signed = signedMessageFromLotusJson(
-          await api.rpc.request('Ledger.MpoolPushMessage', [messageToLotusJson(message), null]),
+          await api.MpoolPushMessage(messageToLotusJson(message), null),
           'MpoolPushMessage',
         );
         cid = signedMessageToLotusJson(signed).CID;

@@ -4,8 +4,6 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { CID } from 'multiformats/cid';
-import { NodeApi, RpcClient } from '../../rpc/client.js';
-import { rpcUrl } from '../../rpc/endpoint.js';
 import { NodeUnreachableError } from '../../rpc/errors.js';
 import {
   cidToLotusJson,
@@ -19,11 +17,7 @@ import {
 } from '../../types/index.js';
 import { toHex } from '../../utils/bytes.js';
 import { LedgerError } from '../../utils/errors.js';
-import { connectToNode, findNode, type GlobalOptions } from '../node-connection.js';
-
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
+import { apiOf, connectToNode, findNode, globalOptions } from '../node-connection.js';
 
 function cidArgument(value: string): CID {
   try {
@@ -163,10 +157,10 @@ export function stateCommand(): Command {
     .option('--show-trace', 'print the execution trace: From To Value Method Params ExitCode Return, subcalls indented')
     .option('--detailed-gas', 'print the gas cost by part')
     .action(async (cid: CID, options: { showTrace?: boolean; detailedGas?: boolean }, command: Command) => {
-      const api = await connectToNode(globals(command));
+      const api = await connectToNode(globalOptions(command));
       let result: unknown;
       try {
-        result = await api.rpc.request('Ledger.StateReplay', [null, cidToLotusJson(cid)]);
+        result = await api.StateReplay(null, cidToLotusJson(cid));
       } catch (error) {
         throw new LedgerError('ERR_REPLAY_FAILED', `replay call failed: ${(error as Error).message}`, { cause: error });
       }
@@ -180,23 +174,16 @@ export function stateCommand(): Command {
     .argument('<messageCid>', 'the message CID (the signed CID for secp256k1 messages)', cidArgument)
     .option('--timeout <duration>', 'give up after this long', parseDuration, 600_000)
     .action(async (cid: CID, options: { timeout: number }, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const { Version } = await api.version();
-      const { address, token } = findNode(globals(command));
+      const api = await connectToNode(globalOptions(command));
+      const { Version } = await api.Version();
+      const endpoint = findNode(globalOptions(command));
       const deadline = Date.now() + options.timeout;
       for (;;) {
         const left = deadline - Date.now();
         if (left <= 0) throw new LedgerError('ERR_TIMEOUT', `timed out waiting for message ${cid}`);
-        const client = new NodeApi(
-          new RpcClient({ url: rpcUrl(address, 1), token, timeoutMs: Math.min(left, WAIT_CALL_MS) }),
-        );
+        const client = apiOf(endpoint, Math.min(left, WAIT_CALL_MS));
         try {
-          const lookup = await client.rpc.request('Ledger.StateWaitMsg', [
-            cidToLotusJson(cid),
-            messageConfidence(Version),
-            -1,
-            true,
-          ]);
+          const lookup = await client.StateWaitMsg(cidToLotusJson(cid), messageConfidence(Version), -1, true);
           process.stdout.write(formatMsgLookup(cid, lookup));
           return;
         } catch (error) {
@@ -212,8 +199,8 @@ export function stateCommand(): Command {
     .description('Search the chain for a message without waiting')
     .argument('<messageCid>', 'the message CID (the signed CID for secp256k1 messages)', cidArgument)
     .action(async (cid: CID, _options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const lookup = await api.rpc.request('Ledger.StateSearchMsg', [null, cidToLotusJson(cid), -1, true]);
+      const api = await connectToNode(globalOptions(command));
+      const lookup = await api.StateSearchMsg(null, cidToLotusJson(cid), -1, true);
       process.stdout.write(formatMsgLookup(cid, lookup));
     });
 

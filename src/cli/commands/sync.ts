@@ -5,18 +5,14 @@
  * `Done!` once the node has caught up.
  */
 import { Command } from 'commander';
-import type { NodeApi } from '../../rpc/client.js';
+import type { LedgerApi } from '../../rpc/client.js';
 import type { ActiveSyncJson, SyncStateJson } from '../../sync/index.js';
 import { SyncStage, syncStageName } from '../../sync/index.js';
 import { formatGoDuration } from '../go-duration.js';
-import { connectToNode, type GlobalOptions } from '../node-connection.js';
+import { connectToNode, globalOptions } from '../node-connection.js';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 const POLL_MS = 250;
-
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
 
 function cidsOf(tipSet: ActiveSyncJson['Base']): string {
   return `[${(tipSet?.Cids ?? []).map((cid) => cid['/']).join(' ')}]`;
@@ -70,20 +66,20 @@ function bar(done: number, total: number, width = 30): string {
 }
 
 /** Whether the node has caught up: the shown worker reached its target, or the head is recent (Lotus `IsSyncDone`). */
-async function isDone(api: NodeApi, state: SyncStateJson, blockDelaySecs: number): Promise<boolean> {
+async function isDone(api: LedgerApi, state: SyncStateJson, blockDelaySecs: number): Promise<boolean> {
   const worker = workerToShow(state);
   const working = state.ActiveSyncs.some(
     (w) => w.Stage !== SyncStage.Complete && w.Stage !== SyncStage.Idle && w.Stage !== SyncStage.Errored,
   );
   if (worker !== undefined && !working && worker.Stage === SyncStage.Complete && heightDiff(worker) === 0) return true;
-  const head = (await api.rpc.request('Ledger.ChainHead')) as { Blocks: { Timestamp: number }[] };
-  const minTimestamp = Math.min(...head.Blocks.map((b) => b.Timestamp));
+  const head = await api.ChainHead();
+  const minTimestamp = Math.min(...head.Blocks.map((b) => Number(b.Timestamp)));
   return !working && Date.now() / 1000 - minTimestamp < blockDelaySecs;
 }
 
-async function syncWait(api: NodeApi, watch: boolean, out: NodeJS.WriteStream): Promise<void> {
+async function syncWait(api: LedgerApi, watch: boolean, out: NodeJS.WriteStream): Promise<void> {
   const tty = out.isTTY === true;
-  const { BlockDelay } = await api.version();
+  const { BlockDelay } = await api.Version();
   let printed = 0;
   let first: { applied: number; at: number; height: number } | undefined;
   let interrupted = false;
@@ -97,7 +93,7 @@ async function syncWait(api: NodeApi, watch: boolean, out: NodeJS.WriteStream): 
         out.write('\nExit by user\n');
         return;
       }
-      const state = (await api.rpc.request('Ledger.SyncState')) as SyncStateJson;
+      const state = await api.SyncState();
       const worker = workerToShow(state);
       if (worker === undefined) {
         if (!watch && (await isDone(api, state, BlockDelay))) break;
@@ -140,15 +136,15 @@ export function syncCommand(): Command {
     .command('status')
     .description("Print each sync worker's base, target, height difference, stage, height and elapsed time")
     .action(async (_options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      process.stdout.write(formatSyncStatus((await api.rpc.request('Ledger.SyncState')) as SyncStateJson));
+      const api = await connectToNode(globalOptions(command));
+      process.stdout.write(formatSyncStatus(await api.SyncState()));
     });
   sync
     .command('wait')
     .description('Wait until the node has caught up with the network, then print Done!')
     .option('--watch', "don't exit after the node is synced")
     .action(async (options: { watch?: boolean }, command: Command) => {
-      const api = await connectToNode(globals(command));
+      const api = await connectToNode(globalOptions(command));
       await syncWait(api, options.watch === true, process.stdout);
     });
   sync
@@ -156,8 +152,8 @@ export function syncCommand(): Command {
     .description('Say why a block is in the bad-block cache')
     .argument('<blockCid>', 'the block CID')
     .action(async (cid: string, _options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const reason = (await api.rpc.request('Ledger.SyncCheckBad', [{ '/': cid }])) as string;
+      const api = await connectToNode(globalOptions(command));
+      const reason = await api.SyncCheckBad({ '/': cid });
       process.stdout.write(reason === '' ? 'block was not found in the bad block cache\n' : `${reason}\n`);
     });
   sync
@@ -165,16 +161,16 @@ export function syncCommand(): Command {
     .description('Mark a block as bad: chains containing it are refused')
     .argument('<blockCid>', 'the block CID')
     .action(async (cid: string, _options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      await api.rpc.request('Ledger.SyncMarkBad', [{ '/': cid }]);
+      const api = await connectToNode(globalOptions(command));
+      await api.SyncMarkBad({ '/': cid });
     });
   sync
     .command('unmark-bad')
     .description('Remove a block from the bad-block cache')
     .argument('<blockCid>', 'the block CID')
     .action(async (cid: string, _options: unknown, command: Command) => {
-      const api = await connectToNode(globals(command));
-      await api.rpc.request('Ledger.SyncUnmarkBad', [{ '/': cid }]);
+      const api = await connectToNode(globalOptions(command));
+      await api.SyncUnmarkBad({ '/': cid });
     });
   return sync;
 }

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { packageVersion } from '../../node/version.js';
 import { API_SEMVER } from '../../rpc/method.js';
 import type { ApiVersionJson } from '../../rpc/methods/common.js';
-import { connectToNode, type GlobalOptions } from '../node-connection.js';
+import { connectToNode, globalOptions } from '../node-connection.js';
 
 function semver(packed: number): string {
   return `${packed >> 16}.${(packed >> 8) & 0xff}.${packed & 0xff}`;
@@ -19,8 +19,8 @@ export function versionCommand(): Command {
     .description('Print the version of the running node and of this CLI')
     .option('--json', 'print JSON: {"daemon": APIVersion, "local": version}')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const api = await connectToNode(command.optsWithGlobals<GlobalOptions>());
-      const daemon = await api.version();
+      const api = await connectToNode(globalOptions(command));
+      const daemon = await api.Version();
       if (options.json === true) {
         process.stdout.write(`${JSON.stringify({ daemon, local: packageVersion() }, null, 2)}\n`);
         return;

@@ -3,13 +3,20 @@
  * (`lotus:cli/wallet.go`). Balance, nonce and ID columns of `wallet list` come with chain state.
  */
 import { Command, Option } from 'commander';
-import { type Address, bigIntFromLotusJson, formatFil, type Signature } from '../../types/index.js';
-import { fromHex, toHex } from '../../utils/bytes.js';
+import {
+  type Address,
+  bigIntFromLotusJson,
+  formatFil,
+  type Signature,
+  signatureFromLotusJson,
+  signatureToLotusJson,
+} from '../../types/index.js';
+import { fromHex, toBase64, toHex } from '../../utils/bytes.js';
 import { InvalidArgumentError, LedgerError } from '../../utils/errors.js';
 import { type KeyInfo, KeyType, keyInfoFromLotusJson, keyInfoToLotusJson } from '../../wallet/index.js';
 import { choiceParser, parseAddressArgument, parseHexArgument, parseSignatureArgument } from '../arguments.js';
 import { readSecretInput } from '../input.js';
-import { connectToNode, type GlobalOptions, repoFromOptions } from '../node-connection.js';
+import { connectToNode, globalOptions, repoFromOptions } from '../node-connection.js';
 import { renderTable } from '../table.js';
 
 const KEY_FORMATS = ['hex-lotus', 'json-lotus', 'hex-eth'] as const;
@@ -77,10 +84,6 @@ function decodeKeyInfo(input: string, format: KeyFormat, ethKeyType: KeyType): K
   }
 }
 
-function globals(command: Command): GlobalOptions {
-  return command.optsWithGlobals<GlobalOptions>();
-}
-
 export function walletCommand(): Command {
   const wallet = new Command('wallet').description('Manage the wallet of a running node');
 
@@ -89,8 +92,8 @@ export function walletCommand(): Command {
     .description('Generate a new key of the given type (default secp256k1) and print its address')
     .argument('[type]', 'bls or secp256k1', choiceParser([KeyType.BLS, KeyType.Secp256k1]), KeyType.Secp256k1)
     .action(async (type: KeyType, _options, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const address = await api.walletNew(type);
+      const api = await connectToNode(globalOptions(command));
+      const address = await api.WalletNew(type);
       process.stdout.write(`${address}\n`);
     });
 
@@ -100,19 +103,19 @@ export function walletCommand(): Command {
     .option('-a, --addr-only', 'print only the addresses')
     .option('--json', 'print JSON: [{"address", "default"}]')
     .action(async (options: { addrOnly?: boolean; json?: boolean }, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const addresses = await api.walletList();
+      const api = await connectToNode(globalOptions(command));
+      const addresses = await api.WalletList();
       // As in Lotus, an error here means there is no default key.
-      const defaultAddress = await api.walletDefaultAddress().catch(() => undefined);
-      const isDefault = (address: Address) => defaultAddress?.equals(address) === true;
+      const defaultAddress = await api.WalletDefaultAddress().catch(() => undefined);
+      const isDefault = (address: string) => address === defaultAddress;
       if (options.json === true) {
-        const entries = addresses.map((address) => ({ address: address.toString(), default: isDefault(address) }));
+        const entries = addresses.map((address) => ({ address, default: isDefault(address) }));
         process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
       } else if (options.addrOnly === true) {
         for (const address of addresses) process.stdout.write(`${address}\n`);
       } else {
         const rows = addresses.map((address) =>
-          isDefault(address) ? { Address: address.toString(), Default: 'X' } : { Address: address.toString() },
+          isDefault(address) ? { Address: address, Default: 'X' } : { Address: address },
         );
         process.stdout.write(renderTable(['Address', 'Default'], rows));
       }
@@ -122,8 +125,8 @@ export function walletCommand(): Command {
     .command('default')
     .description('Print the default address')
     .action(async (_options, command: Command) => {
-      const api = await connectToNode(globals(command));
-      process.stdout.write(`${await api.walletDefaultAddress()}\n`);
+      const api = await connectToNode(globalOptions(command));
+      process.stdout.write(`${await api.WalletDefaultAddress()}\n`);
     });
 
   wallet
@@ -131,8 +134,8 @@ export function walletCommand(): Command {
     .description('Make an address of the wallet the default')
     .argument('<address>', 'the new default address', parseAddressArgument)
     .action(async (address: Address, _options, command: Command) => {
-      const api = await connectToNode(globals(command));
-      await api.walletSetDefault(address);
+      const api = await connectToNode(globalOptions(command));
+      await api.WalletSetDefault(address.toString());
       process.stdout.write(`Default address set to: ${address}\n`);
     });
 
@@ -146,8 +149,8 @@ export function walletCommand(): Command {
         .default('hex-lotus'),
     )
     .action(async (address: Address, options: { format: KeyFormat }, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const keyInfo = await api.walletExport(address);
+      const api = await connectToNode(globalOptions(command));
+      const keyInfo = keyInfoFromLotusJson(await api.WalletExport(address.toString()), 'WalletExport');
       process.stdout.write(`${encodeKeyInfo(keyInfo, options.format)}\n`);
     });
 
@@ -171,9 +174,9 @@ export function walletCommand(): Command {
         command: Command,
       ) => {
         const keyInfo = decodeKeyInfo(await readSecretInput(path), options.format, options.type);
-        const api = await connectToNode(globals(command));
-        const address = await api.walletImport(keyInfo);
-        if (options.asDefault === true) await api.walletSetDefault(address);
+        const api = await connectToNode(globalOptions(command));
+        const address = await api.WalletImport(keyInfoToLotusJson(keyInfo));
+        if (options.asDefault === true) await api.WalletSetDefault(address);
         process.stdout.write(`imported key ${address} successfully!\n`);
       },
     );
@@ -186,8 +189,8 @@ export function walletCommand(): Command {
     .option('--raw', 'sign the bytes as they are, without the FRC-0102 envelope (not recommended)')
     .action(async (address: Address, message: Uint8Array, options: { raw?: boolean }, command: Command) => {
       const data = options.raw === true ? message : frc0102Envelope(message);
-      const api = await connectToNode(globals(command));
-      const signature = await api.walletSign(address, data);
+      const api = await connectToNode(globalOptions(command));
+      const signature = signatureFromLotusJson(await api.WalletSign(address.toString(), toBase64(data)), 'WalletSign');
       process.stdout.write(`${toHex(Uint8Array.of(signature.type))}${toHex(signature.data)}\n`);
     });
 
@@ -207,8 +210,8 @@ export function walletCommand(): Command {
         command: Command,
       ) => {
         const data = options.raw === true ? message : frc0102Envelope(message);
-        const api = await connectToNode(globals(command));
-        const valid = await api.walletVerify(address, data, signature);
+        const api = await connectToNode(globalOptions(command));
+        const valid = await api.WalletVerify(address.toString(), toBase64(data), signatureToLotusJson(signature));
         process.stdout.write(valid ? 'valid\n' : 'invalid\n');
         if (!valid) throw new LedgerError('ERR_INVALID_SIGNATURE', 'CLI Verify called with invalid signature');
       },
@@ -219,9 +222,9 @@ export function walletCommand(): Command {
     .description('Soft-delete an address: its key moves to trash-<address> in the keystore')
     .argument('<address>', 'the address to delete', parseAddressArgument)
     .action(async (address: Address, _options, command: Command) => {
-      const options = globals(command);
+      const options = globalOptions(command);
       const api = await connectToNode(options);
-      await api.walletDelete(address);
+      await api.WalletDelete(address.toString());
       process.stdout.write(`Soft deleting address: ${address}\n`);
       process.stdout.write(
         `Hard deletion of the address in \`${repoFromOptions(options).keystoreDirectory}\` is needed for permanent removal\n`,
@@ -233,9 +236,9 @@ export function walletCommand(): Command {
     .description('Print the balance of an address (default: the wallet default) as Lotus does, e.g. "10000 FIL"')
     .argument('[address]', 'the address (default: the wallet default address)', parseAddressArgument)
     .action(async (address: Address | undefined, _options, command: Command) => {
-      const api = await connectToNode(globals(command));
-      const target = address ?? (await api.walletDefaultAddress());
-      const balance = await api.rpc.request('Ledger.WalletBalance', [target.toString()]);
+      const api = await connectToNode(globalOptions(command));
+      const target = address?.toString() ?? (await api.WalletDefaultAddress());
+      const balance = await api.WalletBalance(target);
       process.stdout.write(`${formatFil(bigIntFromLotusJson(balance, 'WalletBalance'))}\n`);
     });
 

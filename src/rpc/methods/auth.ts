@@ -9,7 +9,6 @@ export const authNew = declareMethod({
   description:
     'Mints a token granting exactly the given permissions. As in Lotus the token comes back base64-encoded (the Go result type is []byte); decode it before use.',
   permission: 'admin',
-  apiVersions: [0, 1],
   params: [permissionsParam('permissions', 'e.g. ["read", "write"]; a token grants only what it lists')],
   result: bytesResult('the JWT, base64-encoded'),
   handler: async ([permissions], { tokens }) => new TextEncoder().encode(await tokens.create(permissions)),
@@ -19,7 +18,6 @@ export const authVerify = declareMethod({
   name: 'AuthVerify',
   description: 'Checks a token and returns the permissions it grants.',
   permission: 'read',
-  apiVersions: [0, 1],
   params: [stringParam('token', 'a JWT')],
   result: jsonResult<string[]>('permissions', 'the Allow list of the token', permissionListSchema),
   handler: ([token], { tokens }) => tokens.verify(token),

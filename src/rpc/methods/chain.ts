@@ -18,18 +18,11 @@ import {
   tipSetKeyParam,
   tipSetResult,
 } from '../chain-codecs.js';
-import type { ChainContext, RpcContext } from '../context.js';
-import { declareMethod } from '../method.js';
+import type { ChainContext } from '../context.js';
+import { methodsNeeding } from '../method.js';
 
-const BOTH = [0, 1] as const;
-
-/** The chain, or a clear error on a node that has none (a repo without a devnet or sync). */
-export function chainOf(context: RpcContext): ChainContext {
-  if (context.chain === undefined) {
-    throw new ChainError(ChainErrorCode.NoChain, 'this node has no chain yet (start it with `ledger devnet`)');
-  }
-  return context.chain;
-}
+/** The chain's methods (and the State* and export ones) need only the chain. */
+export const declareChainMethod = methodsNeeding('chain');
 
 function blockOf(chain: ChainContext, cid: CID): BlockHeader {
   return chain.store.getBlockHeader(cid);
@@ -41,85 +34,75 @@ function parentOf(chain: ChainContext, block: BlockHeader): TipSet | null {
   return chain.store.loadTipSet(TipSetKey.fromCids(block.parents));
 }
 
-export const chainHead = declareMethod({
+export const chainHead = declareChainMethod({
   name: 'ChainHead',
   description: 'Returns the heaviest tipset.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: tipSetResult('the head tipset'),
-  handler: (_params, context) => chainOf(context).store.head(),
+  handler: (_params, { chain }) => chain.store.head(),
 });
 
-export const chainGetGenesis = declareMethod({
+export const chainGetGenesis = declareChainMethod({
   name: 'ChainGetGenesis',
   description: 'Returns the genesis tipset.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: tipSetResult('the genesis tipset'),
-  handler: (_params, context) => chainOf(context).store.genesis,
+  handler: (_params, { chain }) => chain.store.genesis,
 });
 
-export const chainGetTipSet = declareMethod({
+export const chainGetTipSet = declareChainMethod({
   name: 'ChainGetTipSet',
   description: 'Returns the tipset of a key; null or [] gives the head.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [tipSetKeyParam('tsk', 'the tipset key')],
   result: tipSetResult('the tipset'),
-  handler: ([key], context) => chainOf(context).store.tipSetOrHead(key),
+  handler: ([key], { chain }) => chain.store.tipSetOrHead(key),
 });
 
-export const chainGetTipSetByHeight = declareMethod({
+export const chainGetTipSetByHeight = declareChainMethod({
   name: 'ChainGetTipSetByHeight',
   description:
     'Looks back from a tipset (null or [] for the head) for the tipset at a height; at a null round it returns the first tipset below it.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [epochParam('height', 'the epoch'), tipSetKeyParam('tsk', 'the tipset to look back from')],
   result: tipSetResult('the tipset at that height, or the one before a null round'),
-  handler: ([height, key], context) => {
-    const { store } = chainOf(context);
+  handler: ([height, key], { chain: { store } }) => {
     if (height < 0n) throw new ChainError(ChainErrorCode.InvalidHeight, `height ${height} is negative`);
     return store.getTipSetByHeight(height, store.tipSetOrHead(key), true);
   },
 });
 
-export const chainGetTipSetAfterHeight = declareMethod({
+export const chainGetTipSetAfterHeight = declareChainMethod({
   name: 'ChainGetTipSetAfterHeight',
   description:
     'Looks back from a tipset (null or [] for the head) for the tipset at a height; at a null round it returns the first tipset after it.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [epochParam('height', 'the epoch'), tipSetKeyParam('tsk', 'the tipset to look back from')],
   result: tipSetResult('the tipset at that height, or the one after a null round'),
-  handler: ([height, key], context) => {
-    const { store } = chainOf(context);
+  handler: ([height, key], { chain: { store } }) => {
     return store.getTipSetByHeight(height, store.tipSetOrHead(key), false);
   },
 });
 
-export const chainGetBlock = declareMethod({
+export const chainGetBlock = declareChainMethod({
   name: 'ChainGetBlock',
   description: 'Returns a block header by its CID.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [cidParam('blockCid', 'the block CID')],
   result: blockHeaderResult('the block header'),
-  handler: ([cid], context) => blockOf(chainOf(context), cid),
+  handler: ([cid], { chain }) => blockOf(chain, cid),
 });
 
-export const chainGetBlockMessages = declareMethod({
+export const chainGetBlockMessages = declareChainMethod({
   name: 'ChainGetBlockMessages',
   description:
     'Returns the messages of one block (not de-duplicated across its tipset): BLS messages unsigned, secp256k1 messages signed, and all their CIDs, BLS first.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [cidParam('blockCid', 'the block CID')],
   result: blockMessagesResult('the block messages'),
-  handler: ([cid], context) => {
-    const chain = chainOf(context);
+  handler: ([cid], { chain }) => {
     const { blsMessages, secpMessages } = chain.store.blockMessages(blockOf(chain, cid));
     return {
       blsMessages,
@@ -129,62 +112,55 @@ export const chainGetBlockMessages = declareMethod({
   },
 });
 
-export const chainGetParentMessages = declareMethod({
+export const chainGetParentMessages = declareChainMethod({
   name: 'ChainGetParentMessages',
   description:
     'Returns the messages the parent tipset of a block executed, de-duplicated, in execution order; null for genesis or when there were none.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [cidParam('blockCid', 'a block of the child tipset')],
   result: apiMessagesResult('[{Cid, Message}] with the chain CID and the unsigned message, or null'),
-  handler: ([cid], context): ApiMessage[] | null => {
-    const chain = chainOf(context);
+  handler: ([cid], { chain }): ApiMessage[] | null => {
     const parent = parentOf(chain, blockOf(chain, cid));
     if (parent === null) return null;
     return chain.store.tipSetMessages(parent).map((m) => ({ cid: m.cid, message: m.message }));
   },
 });
 
-export const chainGetMessagesInTipset = declareMethod({
+export const chainGetMessagesInTipset = declareChainMethod({
   name: 'ChainGetMessagesInTipset',
   description:
     'Returns the messages included in a tipset (executed by its children), de-duplicated, in execution order; null for genesis or when there are none.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
   result: apiMessagesResult('[{Cid, Message}] with the chain CID and the unsigned message, or null'),
-  handler: ([key], context): ApiMessage[] | null => {
-    const { store } = chainOf(context);
+  handler: ([key], { chain: { store } }): ApiMessage[] | null => {
     const tipSet = store.tipSetOrHead(key);
     if (tipSet.height === 0n) return null;
     return store.tipSetMessages(tipSet).map((m) => ({ cid: m.cid, message: m.message }));
   },
 });
 
-export const chainGetParentReceipts = declareMethod({
+export const chainGetParentReceipts = declareChainMethod({
   name: 'ChainGetParentReceipts',
   description:
     'Returns the receipts of the messages the parent tipset of a block executed, one for each entry of ChainGetParentMessages; null for genesis.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [cidParam('blockCid', 'a block of the child tipset')],
   result: receiptsResult('the receipts in execution order, or null'),
-  handler: ([cid], context) => {
-    const chain = chainOf(context);
+  handler: ([cid], { chain }) => {
     const block = blockOf(chain, cid);
     if (block.height === 0n) return null;
     return chain.store.readReceipts(block.parentMessageReceipts);
   },
 });
 
-export const chainGetMessage = declareMethod({
+export const chainGetMessage = declareChainMethod({
   name: 'ChainGetMessage',
   description: 'Returns a message by its unsigned or signed CID, always as the unsigned message.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [cidParam('messageCid', 'the message CID')],
   result: messageResult('the unsigned message'),
-  handler: ([cid], context) => chainOf(context).store.getMessage(cid),
+  handler: ([cid], { chain }) => chain.store.getMessage(cid),
 });
 
 export const chainMethods = [

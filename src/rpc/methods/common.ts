@@ -20,7 +20,6 @@ export const version = declareMethod({
   description:
     'The node version with its network, the API version of this path (packed semver: v0 1.5.0, v1 2.3.0), the block delay in seconds and the agent name.',
   permission: 'read',
-  apiVersions: [0, 1],
   params: [],
   result: jsonResult<ApiVersionJson>('version', 'Lotus APIVersion', apiVersionSchema),
   handler: (_params, { node }, { apiVersion }) => ({
@@ -35,7 +34,6 @@ export const discover = declareMethod({
   name: 'Discover',
   description: 'The OpenRPC document of the methods this path serves (also served as rpc.discover).',
   permission: 'read',
-  apiVersions: [0, 1],
   aliases: ['rpc.discover'],
   params: [],
   result: jsonResult<OpenRpcDocument>('openrpc', 'an OpenRPC 1.2 document', openRpcDocumentSchema),

@@ -4,15 +4,14 @@
  * fails is code 3 with the return data as hex in `data` (Lotus ErrOutOfGas / ErrExecutionReverted).
  */
 import { GasEstimationError, GasEstimationErrorCode } from '../../mpool/index.js';
-import { bigIntToLotusJson, readJsonInt64, readJsonUint64, toJsonInteger } from '../../types/index.js';
+import { bigIntToLotusJson, toJsonInteger } from '../../types/index.js';
 import { InvalidArgumentError } from '../../utils/errors.js';
 import { messageResult, tipSetKeyParam } from '../chain-codecs.js';
 import { JsonRpcError, JsonRpcErrorCode } from '../errors.js';
-import { declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
-import { addressParam, messageParam } from '../params.js';
-import { mpoolOf, sendSpecParam, tipSetOf } from './mpool.js';
+import type { ResultDeclaration } from '../method.js';
+import { addressParam, int64Param, messageParam, uint64Param } from '../params.js';
+import { declareMpoolChainMethod as declareGasMethod, sendSpecParam } from './mpool.js';
 
-const BOTH = [0, 1] as const;
 /** go-jsonrpc codes Lotus registers for gas estimation failures. */
 const OUT_OF_GAS_CODE = 2;
 const EXECUTION_REVERTED_CODE = 3;
@@ -33,27 +32,18 @@ async function mapped<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-function int64Param(name: string, description: string): ParamDeclaration<bigint> {
-  return { name, description, schema: { type: 'integer' }, decode: readJsonInt64 };
-}
-
-function uint64Param(name: string, description: string): ParamDeclaration<bigint> {
-  return { name, description, schema: { type: 'integer', minimum: 0 }, decode: readJsonUint64 };
-}
-
-const amountResult = (description: string): ResultDeclaration<bigint> => ({
+const amountResult = (description: string): ResultDeclaration<bigint, string> => ({
   name: 'amount',
   description,
   schema: { type: 'string', pattern: '^-?[0-9]+$', description: 'attoFIL per gas unit' },
   encode: bigIntToLotusJson,
 });
 
-export const gasEstimateMessageGas = declareMethod({
+export const gasEstimateMessageGas = declareGasMethod({
   name: 'GasEstimateMessageGas',
   description:
     'Fills the unset gas fields of a message: GasLimit 0 → gas used × GasLimitOverestimation (1.25 by default, MpoolSetConfig), GasPremium "0" → GasEstimateGasPremium over 10 blocks, GasFeeCap "0" → GasEstimateFeeCap over 20 blocks; then caps GasFeeCap × GasLimit at MaxFee (0.07 FIL when "0" or null). The nonce is left alone.',
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
   params: [
     messageParam('message', 'the message; zero gas fields are estimated'),
@@ -61,16 +51,15 @@ export const gasEstimateMessageGas = declareMethod({
     tipSetKeyParam('tipSetKey', 'null or [] for the head'),
   ],
   result: messageResult('the message with its gas fields set'),
-  handler: ([message, spec, key], context) =>
-    mapped(() => mpoolOf(context).gas.estimateMessageGas(message, spec ?? undefined, tipSetOf(context, key))),
+  handler: ([message, spec, key], { chain, mpool }) =>
+    mapped(() => mpool.gas.estimateMessageGas(message, spec ?? undefined, chain.store.tipSetOrHead(key))),
 });
 
-export const gasEstimateGasLimit = declareMethod({
+export const gasEstimateGasLimit = declareGasMethod({
   name: 'GasEstimateGasLimit',
   description:
     "The gas the message uses when applied on the head's state after the sender's pooled messages with lower nonces (raw, without overestimation).",
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
   params: [messageParam('message', 'the message'), tipSetKeyParam('tipSetKey', 'null or [] for the head')],
   result: {
@@ -79,16 +68,15 @@ export const gasEstimateGasLimit = declareMethod({
     schema: { type: 'integer' },
     encode: (gas: bigint) => toJsonInteger(gas),
   },
-  handler: ([message, key], context) =>
-    mapped(() => mpoolOf(context).gas.estimateGasLimit(message, tipSetOf(context, key))),
+  handler: ([message, key], { chain, mpool }) =>
+    mapped(() => mpool.gas.estimateGasLimit(message, chain.store.tipSetOrHead(key))),
 });
 
-export const gasEstimateFeeCap = declareMethod({
+export const gasEstimateFeeCap = declareGasMethod({
   name: 'GasEstimateFeeCap',
   description:
     "A fee cap that stays above the base fee for `maxQueueBlocks` blocks of maximal rises: the tipset's base fee × ⌊1.125^n × 256⌋/256, plus the message's GasPremium.",
   permission: 'read',
-  apiVersions: BOTH,
   params: [
     messageParam('message', 'the message (its GasPremium is added)'),
     int64Param(
@@ -98,10 +86,10 @@ export const gasEstimateFeeCap = declareMethod({
     tipSetKeyParam('tipSetKey', 'null or [] for the head'),
   ],
   result: amountResult('the fee cap'),
-  handler: ([message, blocks, key], context) => {
-    const tipSet = tipSetOf(context, key);
+  handler: ([message, blocks, key], { chain, mpool }) => {
+    const tipSet = chain.store.tipSetOrHead(key);
     try {
-      return mpoolOf(context).gas.estimateFeeCap(message, Number(blocks), tipSet);
+      return mpool.gas.estimateFeeCap(message, Number(blocks), tipSet);
     } catch (error) {
       // Too many blocks is a bad parameter (see maxFeeCapQueueBlocks), not a failed call.
       if (!(error instanceof InvalidArgumentError)) throw error;
@@ -116,12 +104,11 @@ export const gasEstimateFeeCap = declareMethod({
   },
 });
 
-export const gasEstimateGasPremium = declareMethod({
+export const gasEstimateGasPremium = declareGasMethod({
   name: 'GasEstimateGasPremium',
   description:
     'The premium recent blocks paid (2 × nBlocksIncl tipsets back, at 55 % of their target gas from the top price; at least 100000, 150000 for 2 blocks, 200000 for 1), with ±1 % noise. Sender and gas limit are accepted and ignored, as in Lotus.',
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
   params: [
     uint64Param('nBlocksIncl', 'how soon the message should be included, in blocks (1 to 128)'),
@@ -130,8 +117,8 @@ export const gasEstimateGasPremium = declareMethod({
     tipSetKeyParam('tipSetKey', 'null or [] for the head'),
   ],
   result: amountResult('the gas premium'),
-  handler: ([blocks, _sender, _gasLimit, key], context) =>
-    mpoolOf(context).gas.estimateGasPremium(Number(blocks > 1000n ? 1000n : blocks), tipSetOf(context, key)),
+  handler: ([blocks, _sender, _gasLimit, key], { chain, mpool }) =>
+    mpool.gas.estimateGasPremium(Number(blocks > 1000n ? 1000n : blocks), chain.store.tipSetOrHead(key)),
 });
 
 export const gasMethods = [gasEstimateMessageGas, gasEstimateGasLimit, gasEstimateFeeCap, gasEstimateGasPremium];

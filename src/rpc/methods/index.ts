@@ -13,7 +13,8 @@ import { stateMessageMethods } from './state-messages.js';
 import { syncMethods } from './sync.js';
 import { walletMethods } from './wallet.js';
 
-export const allMethods: readonly RpcMethod[] = [
+/** Typed per method, for the client (client.ts derives LedgerApi from it). */
+export const allMethods = [
   ...commonMethods,
   ...authMethods,
   ...walletMethods,
@@ -26,4 +27,4 @@ export const allMethods: readonly RpcMethod[] = [
   ...gasMethods,
   ...netMethods,
   ...syncMethods,
-];
+] as const satisfies readonly RpcMethod[];

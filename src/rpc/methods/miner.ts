@@ -4,43 +4,29 @@
  * from a template with the wallet's worker key.
  */
 import { ChainError, ChainErrorCode } from '../../chain/index.js';
-import {
-  blockTemplateParam,
-  epochParam,
-  nullableBlockMsgResult,
-  plainJsonResult,
-  tipSetKeyParam,
-} from '../chain-codecs.js';
-import type { MiningContext, RpcContext } from '../context.js';
-import { declareMethod } from '../method.js';
+import type { MiningBaseInfoJson } from '../../miner/index.js';
+import { blockTemplateParam, epochParam, nullableBlockMsgResult, tipSetKeyParam } from '../chain-codecs.js';
+import { methodsNeeding } from '../method.js';
 import { addressParam } from '../params.js';
+import { jsonResult } from '../results.js';
 import { cidSchema } from '../schemas.js';
-import { chainOf } from './chain.js';
 
-const BOTH = [0, 1] as const;
-
-function miningOf(context: RpcContext): MiningContext {
-  if (context.mining === undefined) {
-    throw new ChainError(ChainErrorCode.NoChain, 'this node does not produce blocks (start it with `ledger devnet`)');
-  }
-  return context.mining;
-}
+const declareMinerMethod = methodsNeeding('chain', 'mining');
 
 const beaconEntrySchema = { type: 'object', properties: { Round: { type: 'integer' }, Data: { type: 'string' } } };
 
-export const minerGetBaseInfo = declareMethod({
+export const minerGetBaseInfo = declareMinerMethod({
   name: 'MinerGetBaseInfo',
   description:
     'Returns what a miner needs to mine `round` on the tipset `tsk` (which must be given, not empty): beacon entries, lookback power, winning PoSt sectors, worker key and eligibility; null when the miner has no power or sectors at the lookback.',
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
   params: [
     addressParam('miner', 'the miner address'),
     epochParam('round', 'the epoch to mine'),
     tipSetKeyParam('tsk', 'the parent tipset to mine on (required)'),
   ],
-  result: plainJsonResult<unknown>('miningBaseInfo', 'Lotus MiningBaseInfo, or null', {
+  result: jsonResult<MiningBaseInfoJson | null>('miningBaseInfo', 'Lotus MiningBaseInfo, or null', {
     oneOf: [
       {
         title: 'MiningBaseInfo',
@@ -70,28 +56,24 @@ export const minerGetBaseInfo = declareMethod({
       { type: 'null' },
     ],
   }),
-  handler: async ([miner, round, key], context, call) => {
+  handler: async ([miner, round, key], { chain, mining }, call) => {
     if (key.isEmpty) {
       throw new ChainError(ChainErrorCode.NotFound, 'NewTipSet called with zero length array of blocks');
     }
-    const base = chainOf(context).store.loadTipSet(key);
-    return (await miningOf(context).baseInfo(miner, round, base, call.signal)) ?? null;
+    const base = chain.store.loadTipSet(key);
+    return (await mining.baseInfo(miner, round, base, call.signal)) ?? null;
   },
 });
 
-export const minerCreateBlock = declareMethod({
+export const minerCreateBlock = declareMinerMethod({
   name: 'MinerCreateBlock',
   description:
     "Builds a block from a template: parent state and receipts from executing the parents, base fee, weight, the template's messages split into BLS and secp256k1, BLS aggregate, and the worker key's signature (the node's wallet must hold it). Does not publish the block.",
   permission: 'write',
-  apiVersions: BOTH,
   expensive: true,
   params: [blockTemplateParam('template', 'Lotus BlockTemplate')],
   result: nullableBlockMsgResult('the block with its message CIDs'),
-  handler: async ([template], context) => {
-    chainOf(context);
-    return miningOf(context).createBlock(template);
-  },
+  handler: ([template], { mining }) => mining.createBlock(template),
 });
 
 export const minerMethods = [minerGetBaseInfo, minerCreateBlock];

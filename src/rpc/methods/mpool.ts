@@ -8,49 +8,33 @@ import type { CID } from 'multiformats/cid';
 import {
   checkDelegatedRecipient,
   type MpoolConfig,
-  MpoolError,
-  MpoolErrorCode,
+  type MpoolConfigJson,
   mpoolConfigFromLotusJson,
   mpoolConfigToLotusJson,
   type PushMessageSpec,
 } from '../../mpool/index.js';
 import {
   bigIntFromLotusJson,
+  type CidJson,
   cidToLotusJson,
   jsonFail,
   jsonField,
   readJsonObject,
   type SignedMessage,
+  type SignedMessageJson,
   signedMessageFromLotusJson,
-  type TipSet,
-  type TipSetKey,
   toJsonInteger,
 } from '../../types/index.js';
 import { tipSetKeyParam } from '../chain-codecs.js';
-import type { MpoolContext, RpcContext } from '../context.js';
-import { declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
+import type { MpoolContext } from '../context.js';
+import { methodsNeeding, type ParamDeclaration, type ResultDeclaration } from '../method.js';
 import { addressParam, messageParam } from '../params.js';
 import { signedMessageJson, signedMessageResult, voidResult } from '../results.js';
-import { cidSchema, signedMessageSchema } from '../schemas.js';
-import { chainOf } from './chain.js';
+import { bigIntSchema, cidSchema, signedMessageSchema } from '../schemas.js';
 
-const BOTH = [0, 1] as const;
-
-export function mpoolOf(context: RpcContext): MpoolContext {
-  if (context.mpool === undefined) {
-    // Same condition and wording as the chain methods: the pool exists once the node has a chain.
-    chainOf(context);
-    throw new MpoolError(MpoolErrorCode.Closed, 'the message pool is not running');
-  }
-  return context.mpool;
-}
-
-/** The tipset of a key; the empty key is the head. */
-export function tipSetOf(context: RpcContext, key: TipSetKey): TipSet {
-  return chainOf(context).store.tipSetOrHead(key);
-}
-
-const bigIntSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'a decimal integer' } as const;
+const declareMpoolMethod = methodsNeeding('mpool');
+/** Pool methods that also read the chain (a tipset by key), and the Gas* methods. */
+export const declareMpoolChainMethod = methodsNeeding('chain', 'mpool');
 
 export const messageSendSpecSchema = {
   oneOf: [
@@ -67,8 +51,18 @@ export const messageSendSpecSchema = {
   ],
 } as const;
 
+/** Lotus `api.MessageSendSpec` as JSON; absent fields are zero. */
+export interface MessageSendSpecJson {
+  MaxFee?: string;
+  MsgUuid?: string;
+  MaximizeFeeCap?: boolean;
+}
+
 /** Lotus `*api.MessageSendSpec`: null, or an object whose absent fields are zero. */
-export function sendSpecParam(name: string, description: string): ParamDeclaration<PushMessageSpec | null> {
+export function sendSpecParam(
+  name: string,
+  description: string,
+): ParamDeclaration<PushMessageSpec | null, MessageSendSpecJson | null> {
   return {
     name,
     description,
@@ -93,15 +87,15 @@ export function sendSpecParam(name: string, description: string): ParamDeclarati
   };
 }
 
-function signedMessageParam(name: string, description: string): ParamDeclaration<SignedMessage> {
+function signedMessageParam(name: string, description: string): ParamDeclaration<SignedMessage, SignedMessageJson> {
   return { name, description, schema: signedMessageSchema, decode: signedMessageFromLotusJson };
 }
 
-function cidResult(description: string): ResultDeclaration<CID> {
+function cidResult(description: string): ResultDeclaration<CID, CidJson> {
   return { name: 'cid', description, schema: cidSchema, encode: cidToLotusJson };
 }
 
-function signedMessagesResult(description: string): ResultDeclaration<SignedMessage[]> {
+function signedMessagesResult(description: string): ResultDeclaration<SignedMessage[], SignedMessageJson[]> {
   return {
     name: 'messages',
     description,
@@ -110,7 +104,9 @@ function signedMessagesResult(description: string): ResultDeclaration<SignedMess
   };
 }
 
-function nullableSignedMessagesResult(description: string): ResultDeclaration<SignedMessage[] | null> {
+function nullableSignedMessagesResult(
+  description: string,
+): ResultDeclaration<SignedMessage[] | null, SignedMessageJson[] | null> {
   return {
     name: 'messages',
     description,
@@ -132,70 +128,71 @@ const mpoolConfigSchema = {
   },
 } as const;
 
-function pushed(context: RpcContext, signed: SignedMessage, untrusted: boolean): Promise<CID> {
+const mpoolConfigParam: ParamDeclaration<MpoolConfig, MpoolConfigJson> = {
+  name: 'config',
+  description: 'the MpoolConfig; absent fields are zero',
+  schema: mpoolConfigSchema,
+  decode: mpoolConfigFromLotusJson,
+};
+
+function pushed({ pool }: MpoolContext, signed: SignedMessage, untrusted: boolean): Promise<CID> {
   checkDelegatedRecipient(signed.message);
-  const { pool } = mpoolOf(context);
   return untrusted ? pool.pushUntrusted(signed) : pool.push(signed);
 }
 
-export const mpoolPush = declareMethod({
+export const mpoolPush = declareMpoolMethod({
   name: 'MpoolPush',
   description:
     'Validates a signed message and adds it to the pool as a local message (republished), answering once it is committed to disk; an error answer leaves the pool unchanged. Returns its chain CID (the unsigned CID for BLS). Replaces a pooled message of the same sender and nonce when its GasPremium is at least 110 % + 1 of the old one.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [signedMessageParam('signedMessage', 'the signed message')],
   result: cidResult('the message CID'),
-  handler: ([signed], context) => pushed(context, signed, false),
+  handler: ([signed], { mpool }) => pushed(mpool, signed, false),
 });
 
-export const mpoolPushUntrusted = declareMethod({
+export const mpoolPushUntrusted = declareMpoolMethod({
   name: 'MpoolPushUntrusted',
   description:
     'MpoolPush for gateways: at most 100 pending messages per sender, and no nonce gap (the nonce must be the next one).',
   permission: 'write',
-  apiVersions: BOTH,
   params: [signedMessageParam('signedMessage', 'the signed message')],
   result: cidResult('the message CID'),
-  handler: ([signed], context) => pushed(context, signed, true),
+  handler: ([signed], { mpool }) => pushed(mpool, signed, true),
 });
 
-export const mpoolPushMessage = declareMethod({
+export const mpoolPushMessage = declareMpoolMethod({
   name: 'MpoolPushMessage',
   description:
     'Assigns the nonce (the message must have Nonce 0), fills GasLimit when 0 (gas used × GasLimitOverestimation) and GasPremium/GasFeeCap when "0", caps the fee at MaxFee (0.07 FIL when "0" or null), signs with the wallet key of From and pushes; the message and the next nonce are committed to disk together before the answer, and an error answer consumes no nonce. A repeated MsgUuid returns the message sent first.',
   permission: 'sign',
-  apiVersions: BOTH,
   params: [messageParam('message', 'the unsigned message, Nonce 0'), sendSpecParam('spec', 'MessageSendSpec or null')],
   result: signedMessageResult('the signed message as pushed'),
-  handler: ([message, spec], context) => {
+  handler: ([message, spec], { mpool, net }) => {
     checkDelegatedRecipient(message);
     // The nonce and gas come from the head: on a node still catching up they would be stale.
-    context.net?.sync.requireSynced('MpoolPushMessage');
-    return mpoolOf(context).signer.pushMessage(message, spec);
+    net?.sync.requireSynced('MpoolPushMessage');
+    return mpool.signer.pushMessage(message, spec);
   },
 });
 
-export const mpoolPending = declareMethod({
+export const mpoolPending = declareMpoolChainMethod({
   name: 'MpoolPending',
   description:
     'Every message in the pool, by sender and nonce; [] when empty. The tipset key (null or [] for the head) is accepted as in Lotus; the pool always answers from its own head.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [tipSetKeyParam('tipSetKey', 'null or [] for the head')],
   result: signedMessagesResult('the pending messages'),
-  handler: ([key], context) => {
-    tipSetOf(context, key);
-    return mpoolOf(context).pool.pending();
+  handler: ([key], { chain, mpool }) => {
+    chain.store.tipSetOrHead(key);
+    return mpool.pool.pending();
   },
 });
 
-export const mpoolGetNonce = declareMethod({
+export const mpoolGetNonce = declareMpoolMethod({
   name: 'MpoolGetNonce',
   description:
     'The next nonce for a sender: the state nonce, or one past the run of its pooled messages that follows it. Not atomic: MpoolPushMessage assigns nonces safely.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [addressParam('address', 'the sender')],
   result: {
     name: 'nonce',
@@ -203,38 +200,35 @@ export const mpoolGetNonce = declareMethod({
     schema: { type: 'integer' },
     encode: (nonce: bigint) => toJsonInteger(nonce),
   },
-  handler: ([address], context) => mpoolOf(context).pool.getNonce(address),
+  handler: ([address], { mpool }) => mpool.pool.getNonce(address),
 });
 
-export const mpoolSelect = declareMethod({
+const ticketQualityParam: ParamDeclaration<number, number> = {
+  name: 'ticketQuality',
+  description: 'from 0 to 1',
+  schema: { type: 'number', minimum: 0, maximum: 1 },
+  decode: (json, path) => {
+    const value = typeof json === 'bigint' ? Number(json) : json;
+    if (typeof value !== 'number' || !(value >= 0 && value <= 1)) jsonFail(path, 'a number from 0 to 1', json);
+    return value;
+  },
+};
+
+export const mpoolSelect = declareMpoolChainMethod({
   name: 'MpoolSelect',
   description:
     'The messages this node would put in a block on the tipset, in inclusion order, for a ticket quality from 0 to 1 (above 0.84 greedy selection, else optimal); null when the pool is empty, as in Lotus.',
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
-  params: [
-    tipSetKeyParam('tipSetKey', 'the base tipset; null or [] for the head'),
-    {
-      name: 'ticketQuality',
-      description: 'from 0 to 1',
-      schema: { type: 'number', minimum: 0, maximum: 1 },
-      decode: (json, path) => {
-        const value = typeof json === 'bigint' ? Number(json) : json;
-        if (typeof value !== 'number' || !(value >= 0 && value <= 1)) jsonFail(path, 'a number from 0 to 1', json);
-        return value;
-      },
-    },
-  ],
+  params: [tipSetKeyParam('tipSetKey', 'the base tipset; null or [] for the head'), ticketQualityParam],
   result: nullableSignedMessagesResult('the selected messages'),
-  handler: ([key, ticketQuality], context) => mpoolOf(context).pool.select(tipSetOf(context, key), ticketQuality),
+  handler: ([key, ticketQuality], { chain, mpool }) => mpool.pool.select(chain.store.tipSetOrHead(key), ticketQuality),
 });
 
-export const mpoolGetConfig = declareMethod({
+export const mpoolGetConfig = declareMpoolMethod({
   name: 'MpoolGetConfig',
   description: 'The pool configuration (Lotus MpoolConfig).',
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: {
     name: 'config',
@@ -242,25 +236,17 @@ export const mpoolGetConfig = declareMethod({
     schema: mpoolConfigSchema,
     encode: (config: MpoolConfig) => mpoolConfigToLotusJson(config),
   },
-  handler: (_params, context) => mpoolOf(context).pool.config,
+  handler: (_params, { mpool }) => mpool.pool.config,
 });
 
-export const mpoolSetConfig = declareMethod({
+export const mpoolSetConfig = declareMpoolMethod({
   name: 'MpoolSetConfig',
   description:
     'Replaces the pool configuration and stores it. Refuses ReplaceByFeeRatio below 1.10 and GasLimitOverestimation below 1.',
   permission: 'admin',
-  apiVersions: BOTH,
-  params: [
-    {
-      name: 'config',
-      description: 'the MpoolConfig; absent fields are zero',
-      schema: mpoolConfigSchema,
-      decode: (json, path) => mpoolConfigFromLotusJson(json, path),
-    },
-  ],
+  params: [mpoolConfigParam],
   result: voidResult,
-  handler: ([config], context) => mpoolOf(context).pool.setConfig(config),
+  handler: ([config], { mpool }) => mpool.pool.setConfig(config),
 });
 
 export const mpoolMethods = [

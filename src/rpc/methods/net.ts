@@ -4,12 +4,13 @@
  */
 import { NetError, NetErrorCode } from '../../net/index.js';
 import { jsonFail, readJsonArray, readJsonObject } from '../../types/index.js';
-import type { NetContext, RpcContext } from '../context.js';
-import { declareMethod, type ParamDeclaration } from '../method.js';
+import { methodsNeeding, type ParamDeclaration } from '../method.js';
+import { stringParam } from '../params.js';
 import { jsonResult, voidResult } from '../results.js';
 import { stringSchema } from '../schemas.js';
 
-const BOTH = [0, 1] as const;
+/** The Net* and Sync* methods need the libp2p host and the sync manager. */
+export const declareNetMethod = methodsNeeding('net');
 
 export interface AddrInfoJson {
   ID: string;
@@ -23,14 +24,6 @@ const addrInfoSchema = {
   required: ['ID', 'Addrs'],
 } as const;
 
-/** The network, or a clear error on a node that runs without one. */
-export function netOf(context: RpcContext): NetContext {
-  if (context.net === undefined) {
-    throw new NetError(NetErrorCode.BadAddress, 'this node has no libp2p host (it runs without a chain)');
-  }
-  return context.net;
-}
-
 function readAddrInfo(json: unknown, path: string): AddrInfoJson {
   const object = readJsonObject(json, path);
   const id = object.ID;
@@ -42,32 +35,29 @@ function readAddrInfo(json: unknown, path: string): AddrInfoJson {
   return { ID: id as string, Addrs: addrs };
 }
 
-const addrInfoParam: ParamDeclaration<AddrInfoJson> = {
+const addrInfoParam: ParamDeclaration<AddrInfoJson, AddrInfoJson> = {
   name: 'addrInfo',
   description: 'the peer: {ID, Addrs}',
   schema: addrInfoSchema,
   decode: readAddrInfo,
 };
 
-export const id = declareMethod({
+export const id = declareNetMethod({
   name: 'ID',
   description: "The node's libp2p peer id.",
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: jsonResult<string>('peerId', 'a peer id', stringSchema),
-  handler: (_params, context) => netOf(context).network.peerId,
+  handler: (_params, { net }) => net.network.peerId,
 });
 
-export const netAddrsListen = declareMethod({
+export const netAddrsListen = declareNetMethod({
   name: 'NetAddrsListen',
   description: 'The peer id and the multiaddrs the node listens on.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: jsonResult<AddrInfoJson>('addrInfo', 'Lotus AddrInfo', addrInfoSchema),
-  handler: (_params, context) => {
-    const { network } = netOf(context);
+  handler: (_params, { net: { network } }) => {
     const suffix = `/p2p/${network.peerId}`;
     return {
       ID: network.peerId,
@@ -76,28 +66,22 @@ export const netAddrsListen = declareMethod({
   },
 });
 
-export const netPeers = declareMethod({
+export const netPeers = declareNetMethod({
   name: 'NetPeers',
   description: 'The connected peers and the addresses of their connections.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: jsonResult<AddrInfoJson[]>('peers', 'Lotus []AddrInfo', { type: 'array', items: addrInfoSchema }),
-  handler: (_params, context) =>
-    netOf(context)
-      .network.peers()
-      .map((peer) => ({ ID: peer.id, Addrs: peer.addrs })),
+  handler: (_params, { net }) => net.network.peers().map((peer) => ({ ID: peer.id, Addrs: peer.addrs })),
 });
 
-export const netConnect = declareMethod({
+export const netConnect = declareNetMethod({
   name: 'NetConnect',
   description: 'Dials a peer at one of its addresses.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [addrInfoParam],
   result: voidResult,
-  handler: async ([info], context) => {
-    const { network } = netOf(context);
+  handler: async ([info], { net: { network } }) => {
     if (info.Addrs.length === 0) throw new NetError(NetErrorCode.BadAddress, `no address given for peer ${info.ID}`);
     let lastError: unknown;
     for (const address of info.Addrs) {
@@ -113,21 +97,13 @@ export const netConnect = declareMethod({
   },
 });
 
-export const netDisconnect = declareMethod({
+export const netDisconnect = declareNetMethod({
   name: 'NetDisconnect',
   description: 'Closes the connections to a peer.',
   permission: 'write',
-  apiVersions: BOTH,
-  params: [
-    {
-      name: 'peerId',
-      description: 'the peer id',
-      schema: stringSchema,
-      decode: (v, p) => (typeof v === 'string' ? v : jsonFail(p, 'a peer id string', v)),
-    },
-  ],
+  params: [stringParam('peerId', 'the peer id')],
   result: voidResult,
-  handler: async ([peer], context) => netOf(context).network.disconnect(peer),
+  handler: async ([peer], { net }) => net.network.disconnect(peer),
 });
 
 export const netMethods = [id, netAddrsListen, netPeers, netConnect, netDisconnect];

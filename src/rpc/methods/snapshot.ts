@@ -7,13 +7,13 @@
 import { isAbsolute } from 'node:path';
 import type { ChainStore } from '../../chain/index.js';
 import { ExportJobs, type ExportProgress, type ExportSummary } from '../../chain/snapshot/index.js';
-import { jsonFail, readJsonInt64 } from '../../types/index.js';
+import { type JsonInteger, jsonFail, readJsonInt64 } from '../../types/index.js';
 import { tipSetKeyParam } from '../chain-codecs.js';
-import { declareMethod, type ParamDeclaration } from '../method.js';
+import type { ParamDeclaration } from '../method.js';
+import { booleanParam } from '../params.js';
 import { jsonResult } from '../results.js';
-import { chainOf } from './chain.js';
+import { declareChainMethod } from './chain.js';
 
-const BOTH = [0, 1] as const;
 const jobsByChain = new WeakMap<ChainStore, ExportJobs>();
 
 function jobsOf(store: ChainStore): ExportJobs {
@@ -25,7 +25,7 @@ function jobsOf(store: ChainStore): ExportJobs {
   return jobs;
 }
 
-const pathParam: ParamDeclaration<string> = {
+const pathParam: ParamDeclaration<string, string> = {
   name: 'path',
   description: 'absolute path of the CAR file to write on the node’s machine; must not exist',
   schema: { type: 'string' },
@@ -35,7 +35,7 @@ const pathParam: ParamDeclaration<string> = {
   },
 };
 
-const recentRootsParam: ParamDeclaration<bigint | null> = {
+const recentRootsParam: ParamDeclaration<bigint | null, JsonInteger | null> = {
   name: 'nroots',
   description: 'epochs of state trees to include back from the tipset (genesis state is always in); null for all',
   schema: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }] },
@@ -46,14 +46,9 @@ const recentRootsParam: ParamDeclaration<bigint | null> = {
   },
 };
 
-const skipOldMessagesParam: ParamDeclaration<boolean> = {
-  name: 'skipoldmsgs',
-  description: 'leave out messages older than the state window',
-  schema: { type: 'boolean' },
-  decode: (json, path) => (typeof json === 'boolean' ? json : jsonFail(path, 'a boolean', json)),
-};
+const skipOldMessagesParam = booleanParam('skipoldmsgs', 'leave out messages older than the state window');
 
-interface ExportSummaryJson {
+export interface ExportSummaryJson {
   Path: string;
   Head: { '/': string }[];
   Height: number;
@@ -63,7 +58,7 @@ interface ExportSummaryJson {
   Full: boolean;
 }
 
-interface ExportProgressJson {
+export interface ExportProgressJson {
   HeadEpoch: number;
   Epoch: number;
   Blocks: number;
@@ -91,12 +86,11 @@ function progressToJson(progress: ExportProgress): ExportProgressJson {
   };
 }
 
-export const chainExportToFile = declareMethod({
+export const chainExportToFile = declareChainMethod({
   name: 'ChainExportToFile',
   description:
     'Writes a chain snapshot (CAR v1, Lotus’s block order, roots = the tipset’s blocks) to a file on the node: every header back to genesis, state trees for the last nroots epochs (all when null) and genesis, messages (old ones left out with skipoldmsgs). Answers when the file is complete.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [
     pathParam,
     recentRootsParam,
@@ -106,8 +100,7 @@ export const chainExportToFile = declareMethod({
   result: jsonResult<ExportSummaryJson>('summary', 'what was written: head, blocks, bytes, oldest epoch with state', {
     type: 'object',
   }),
-  handler: async ([path, nroots, skipOldMessages, key], context, call) => {
-    const chain = chainOf(context);
+  handler: async ([path, nroots, skipOldMessages, key], { chain }, call) => {
     const head = chain.store.tipSetOrHead(key);
     const summary = await jobsOf(chain.store).run(chain.store.blockstore, head, path, {
       ...(nroots === null ? {} : { recentStateRoots: nroots }),
@@ -118,18 +111,17 @@ export const chainExportToFile = declareMethod({
   },
 });
 
-export const chainExportProgress = declareMethod({
+export const chainExportProgress = declareChainMethod({
   name: 'ChainExportProgress',
   description:
     'Reports on a ChainExportToFile still writing to a path: the epoch reached walking down from the head, blocks and bytes so far; null when none runs.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [pathParam],
   result: jsonResult<ExportProgressJson | null>('progress', 'the export’s progress, or null', {
     oneOf: [{ type: 'object' }, { type: 'null' }],
   }),
-  handler: ([path], context) => {
-    const progress = jobsOf(chainOf(context).store).progress(path);
+  handler: ([path], { chain }) => {
+    const progress = jobsOf(chain.store).progress(path);
     return progress === undefined ? null : progressToJson(progress);
   },
 });

@@ -15,13 +15,12 @@ import { computeState, replayMessage } from '../../chain/message-replay.js';
 import { LOOKBACK_NO_LIMIT, MessageSearch, type MsgLookup } from '../../chain/message-search.js';
 import {
   cidToLotusJson,
-  jsonFail,
   type Message,
+  type MessageJson,
   type MessageReceipt,
   messageFromLotusJson,
   messageReceiptToLotusJson,
   readJsonArray,
-  readJsonUint64,
   tipSetKeyToLotusJson,
 } from '../../types/index.js';
 import {
@@ -32,12 +31,11 @@ import {
   signedChainMessage,
 } from '../../vm/index.js';
 import { cidParam, epochParam, tipSetKeyParam } from '../chain-codecs.js';
-import type { ChainContext, RpcContext } from '../context.js';
-import { type CallInfo, declareMethod, type ParamDeclaration, type ResultDeclaration } from '../method.js';
-import { booleanSchema, cidSchema, messageSchema } from '../schemas.js';
-import { chainOf } from './chain.js';
-
-const BOTH = [0, 1] as const;
+import type { ChainContext, ServedContext } from '../context.js';
+import type { CallInfo, ParamDeclaration, ResultDeclaration } from '../method.js';
+import { booleanParam, uint64Param } from '../params.js';
+import { cidSchema, messageSchema } from '../schemas.js';
+import { declareChainMethod } from './chain.js';
 
 const msgLookupSchema = {
   title: 'MsgLookup',
@@ -58,20 +56,17 @@ const computeStateOutputSchema = {
   properties: { Root: cidSchema, Trace: { type: 'array', items: invocResultSchema } },
 } as const;
 
-function booleanParam(name: string, description: string): ParamDeclaration<boolean> {
-  return {
-    name,
-    description,
-    schema: booleanSchema,
-    decode: (json, path) => (typeof json === 'boolean' ? json : jsonFail(path, 'true or false', json)),
-  };
-}
+const WAIT_DESCRIPTION =
+  'Waits until a message is executed on chain with `confidence` tipsets on top of the execution tipset, looking back at most `limit` epochs first (-1: no limit); with `allowReplaced` a replacement (same sender, nonce and call, other gas) counts and its CID is returned. Follows reorgs. The answer is the MsgLookup: the execution tipset (the one after the inclusion), its height and the receipt.';
+const SEARCH_DESCRIPTION =
+  'Looks back from a tipset for the execution of a message without waiting; null when it has not been executed there (a pending message, or one further back than `limit`). A replacement counts only with `allowReplaced`.';
 
-function uint64Param(name: string, description: string): ParamDeclaration<bigint> {
-  return { name, description, schema: { type: 'integer', minimum: 0 }, decode: readJsonUint64 };
-}
+const messageCidParam = cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)');
+const confidenceParam = uint64Param('confidence', 'tipsets on top of the execution tipset');
+const limitParam = epochParam('limit', 'epochs to look back; -1 for no limit');
+const allowReplacedParam = booleanParam('allowReplaced', 'accept a replacement of the message');
 
-function messagesParam(name: string, description: string): ParamDeclaration<Message[]> {
+function messagesParam(name: string, description: string): ParamDeclaration<Message[], MessageJson[] | null> {
   return {
     name,
     description,
@@ -91,11 +86,14 @@ function msgLookupToLotusJson(lookup: MsgLookup) {
   };
 }
 
-function msgLookupResult(description: string): ResultDeclaration<MsgLookup> {
+/** Lotus `api.MsgLookup` as JSON. */
+type MsgLookupJson = ReturnType<typeof msgLookupToLotusJson>;
+
+function msgLookupResult(description: string): ResultDeclaration<MsgLookup, MsgLookupJson> {
   return { name: 'lookup', description, schema: msgLookupSchema, encode: msgLookupToLotusJson };
 }
 
-function nullableMsgLookupResult(description: string): ResultDeclaration<MsgLookup | undefined> {
+function nullableMsgLookupResult(description: string): ResultDeclaration<MsgLookup | undefined, MsgLookupJson | null> {
   return {
     name: 'lookup',
     description,
@@ -111,8 +109,8 @@ const searches = new WeakMap<ChainContext, MessageSearch>();
  * them in the blockstore as Lotus's does: so a pushed message can be searched for (null while
  * pending) and a wait for it can match its replacement.
  */
-function searchOf(context: RpcContext): MessageSearch {
-  const chain = chainOf(context);
+function searchOf(context: ServedContext<'chain'>): MessageSearch {
+  const { chain } = context;
   let search = searches.get(chain);
   if (search === undefined) {
     search = new MessageSearch({
@@ -126,7 +124,7 @@ function searchOf(context: RpcContext): MessageSearch {
 }
 
 function waitFor(
-  context: RpcContext,
+  context: ServedContext<'chain'>,
   call: CallInfo,
   cid: CID,
   confidence: bigint,
@@ -136,56 +134,38 @@ function waitFor(
   return searchOf(context).wait(cid, { confidence, limit, allowReplaced, signal: call.signal });
 }
 
-const WAIT_DESCRIPTION =
-  'Waits until a message is executed on chain with `confidence` tipsets on top of the execution tipset, looking back at most `limit` epochs first (-1: no limit); with `allowReplaced` a replacement (same sender, nonce and call, other gas) counts and its CID is returned. Follows reorgs. The answer is the MsgLookup: the execution tipset (the one after the inclusion), its height and the receipt.';
-
-export const stateWaitMsg = declareMethod({
+export const stateWaitMsg = declareChainMethod({
   name: 'StateWaitMsg',
   description: WAIT_DESCRIPTION,
   permission: 'read',
   apiVersions: [1],
-  params: [
-    cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)'),
-    uint64Param('confidence', 'tipsets on top of the execution tipset'),
-    epochParam('limit', 'epochs to look back; -1 for no limit'),
-    booleanParam('allowReplaced', 'accept a replacement of the message'),
-  ],
+  params: [messageCidParam, confidenceParam, limitParam, allowReplacedParam],
   result: msgLookupResult('where and how the message was executed'),
   handler: ([cid, confidence, limit, allowReplaced], context, call) =>
     waitFor(context, call, cid, confidence, limit, allowReplaced),
 });
 
-export const stateWaitMsgV0 = declareMethod({
+export const stateWaitMsgV0 = declareChainMethod({
   name: 'StateWaitMsg',
   description: `${WAIT_DESCRIPTION} The v0 form: no lookback limit, replacements allowed.`,
   permission: 'read',
   apiVersions: [0],
-  params: [
-    cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)'),
-    uint64Param('confidence', 'tipsets on top of the execution tipset'),
-  ],
+  params: [messageCidParam, confidenceParam],
   result: msgLookupResult('where and how the message was executed'),
   handler: ([cid, confidence], context, call) => waitFor(context, call, cid, confidence, LOOKBACK_NO_LIMIT, true),
 });
 
-export const stateWaitMsgLimited = declareMethod({
+export const stateWaitMsgLimited = declareChainMethod({
   name: 'StateWaitMsgLimited',
   description: `${WAIT_DESCRIPTION} The v0 form with a lookback limit; replacements allowed.`,
   permission: 'read',
   apiVersions: [0],
-  params: [
-    cidParam('cid', 'the message CID'),
-    uint64Param('confidence', 'tipsets on top of the execution tipset'),
-    epochParam('limit', 'epochs to look back; -1 for no limit'),
-  ],
+  params: [messageCidParam, confidenceParam, limitParam],
   result: msgLookupResult('where and how the message was executed'),
   handler: ([cid, confidence, limit], context, call) => waitFor(context, call, cid, confidence, limit, true),
 });
 
-const SEARCH_DESCRIPTION =
-  'Looks back from a tipset for the execution of a message without waiting; null when it has not been executed there (a pending message, or one further back than `limit`). A replacement counts only with `allowReplaced`.';
-
-export const stateSearchMsg = declareMethod({
+export const stateSearchMsg = declareChainMethod({
   name: 'StateSearchMsg',
   description: SEARCH_DESCRIPTION,
   permission: 'read',
@@ -193,45 +173,45 @@ export const stateSearchMsg = declareMethod({
   expensive: true,
   params: [
     tipSetKeyParam('tsk', 'the tipset to search back from; null or [] for the head'),
-    cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)'),
-    epochParam('limit', 'epochs to look back; -1 for no limit'),
-    booleanParam('allowReplaced', 'accept a replacement of the message'),
+    messageCidParam,
+    limitParam,
+    allowReplacedParam,
   ],
   result: nullableMsgLookupResult('where and how the message was executed, or null'),
   handler: ([key, cid, limit, allowReplaced], context) =>
-    searchOf(context).search(chainOf(context).store.tipSetOrHead(key), cid, limit, allowReplaced),
+    searchOf(context).search(context.chain.store.tipSetOrHead(key), cid, limit, allowReplaced),
 });
 
-export const stateSearchMsgV0 = declareMethod({
+export const stateSearchMsgV0 = declareChainMethod({
   name: 'StateSearchMsg',
   description: `${SEARCH_DESCRIPTION} The v0 form: from the head, no limit, replacements allowed.`,
   permission: 'read',
   apiVersions: [0],
   expensive: true,
-  params: [cidParam('cid', 'the message CID')],
+  params: [messageCidParam],
   result: nullableMsgLookupResult('where and how the message was executed, or null'),
-  handler: ([cid], context) => searchOf(context).search(chainOf(context).store.head(), cid, LOOKBACK_NO_LIMIT, true),
+  handler: ([cid], context) => searchOf(context).search(context.chain.store.head(), cid, LOOKBACK_NO_LIMIT, true),
 });
 
-export const stateSearchMsgLimited = declareMethod({
+export const stateSearchMsgLimited = declareChainMethod({
   name: 'StateSearchMsgLimited',
   description: `${SEARCH_DESCRIPTION} The v0 form with a limit: from the head, replacements allowed.`,
   permission: 'read',
   apiVersions: [0],
   expensive: true,
-  params: [cidParam('cid', 'the message CID'), epochParam('limit', 'epochs to look back; -1 for no limit')],
+  params: [messageCidParam, limitParam],
   result: nullableMsgLookupResult('where and how the message was executed, or null'),
-  handler: ([cid, limit], context) => searchOf(context).search(chainOf(context).store.head(), cid, limit, true),
+  handler: ([cid, limit], context) => searchOf(context).search(context.chain.store.head(), cid, limit, true),
 });
 
-export const stateGetReceipt = declareMethod({
+export const stateGetReceipt = declareChainMethod({
   name: 'StateGetReceipt',
   description:
     'Deprecated (v0 only, as in Lotus): the receipt of a message executed on the chain behind a tipset, or null. Same as StateSearchMsg(tsk, cid, -1, true).Receipt.',
   permission: 'read',
   apiVersions: [0],
   expensive: true,
-  params: [cidParam('cid', 'the message CID'), tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
+  params: [messageCidParam, tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
   result: {
     name: 'receipt',
     description: 'the receipt, or null',
@@ -240,19 +220,18 @@ export const stateGetReceipt = declareMethod({
       receipt === undefined ? null : messageReceiptToLotusJson(receipt),
   },
   handler: async ([cid, key], context) =>
-    (await searchOf(context).search(chainOf(context).store.tipSetOrHead(key), cid, LOOKBACK_NO_LIMIT, true))?.receipt,
+    (await searchOf(context).search(context.chain.store.tipSetOrHead(key), cid, LOOKBACK_NO_LIMIT, true))?.receipt,
 });
 
-export const stateReplay = declareMethod({
+export const stateReplay = declareChainMethod({
   name: 'StateReplay',
   description:
     'Re-executes the tipset that included a message and returns its InvocResult: receipt, GasCost (what the sender paid, by part) and execution trace. With tsk null or [] the chain is searched (no limit, replacements allowed) and a replacement may be replayed: check that MsgCid is the CID asked for.',
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
   params: [
     tipSetKeyParam('tsk', 'the tipset that included the message; null or [] to search the chain'),
-    cidParam('cid', 'the message CID (the signed CID for secp256k1 messages)'),
+    messageCidParam,
   ],
   result: {
     name: 'invocResult',
@@ -261,7 +240,7 @@ export const stateReplay = declareMethod({
     encode: (result: InvocResult) => invocResultToLotusJson(result),
   },
   handler: async ([key, cid], context) => {
-    const chain = chainOf(context);
+    const { chain } = context;
     if (!key.isEmpty) return replayMessage(chain.store, chain.store.loadTipSet(key), cid);
     const lookup = await searchOf(context).search(chain.store.head(), cid, LOOKBACK_NO_LIMIT, true);
     if (lookup === undefined) throw new ChainError(ChainErrorCode.NotFound, `didn't find msg ${cid}`);
@@ -269,12 +248,11 @@ export const stateReplay = declareMethod({
   },
 });
 
-export const stateCompute = declareMethod({
+export const stateCompute = declareChainMethod({
   name: 'StateCompute',
   description:
     'Executes a tipset on its parent state — null-round cron, every block’s messages and reward, cron — then the given messages (unsigned; nonces and gas as given) as if at `height`, and returns the state root with an InvocResult for every message run, implicit reward and cron calls included (zero GasCost). `StateCompute(ts.Height, [], ts.Key)` gives the traces of every message included in ts.',
   permission: 'read',
-  apiVersions: BOTH,
   expensive: true,
   params: [
     epochParam('height', "the epoch to run `msgs` at; at least the tipset's"),
@@ -287,8 +265,7 @@ export const stateCompute = declareMethod({
     schema: computeStateOutputSchema,
     encode: (output: ComputeStateOutput) => computeStateOutputToLotusJson(output),
   },
-  handler: ([height, messages, key], context, call) => {
-    const chain = chainOf(context);
+  handler: ([height, messages, key], { chain }, call) => {
     return computeState(chain.store, chain.store.tipSetOrHead(key), height, messages, call.signal);
   },
 });

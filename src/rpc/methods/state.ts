@@ -7,16 +7,14 @@ import { assertStateAvailable } from '../../chain/snapshot/index.js';
 import { StateTree } from '../../state/index.js';
 import { type Actor, Address, AddressProtocol, type TipSetKey } from '../../types/index.js';
 import { keyAddressOf, minerPower, powerState } from '../../vm/index.js';
-import { actorResult, bigIntResult, plainJsonResult, tipSetKeyParam } from '../chain-codecs.js';
+import { actorResult, bigIntResult, tipSetKeyParam } from '../chain-codecs.js';
 import type { ChainContext } from '../context.js';
 import { JsonRpcError } from '../errors.js';
-import { declareMethod } from '../method.js';
 import { addressParam } from '../params.js';
-import { addressResult } from '../results.js';
+import { addressResult, jsonResult } from '../results.js';
 import { stringSchema } from '../schemas.js';
-import { chainOf } from './chain.js';
+import { declareChainMethod } from './chain.js';
 
-const BOTH = [0, 1] as const;
 /**
  * Lotus's JSON-RPC code for `ErrActorNotFound` (filecoin-project/lotus `api/api_errors.go`,
  * StateLookupID).
@@ -39,64 +37,59 @@ function actorAt(tree: StateTree, address: Address): Actor | undefined {
   return id === undefined ? undefined : tree.getActor(id);
 }
 
-export const walletBalance = declareMethod({
+export const walletBalance = declareChainMethod({
   name: 'WalletBalance',
   description:
     'Returns an address\'s balance in attoFIL in the parent state of the head; "0" for an address with no actor.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [addressParam('address', 'any address form')],
   result: bigIntResult('the balance in attoFIL'),
-  handler: ([address], context) => {
-    const chain = chainOf(context);
+  handler: ([address], { chain }) => {
     return actorAt(StateTree.load(chain.store.blockstore, chain.store.head().parentStateRoot), address)?.balance ?? 0n;
   },
 });
 
-export const stateGetActor = declareMethod({
+export const stateGetActor = declareChainMethod({
   name: 'StateGetActor',
   description: 'Returns the actor of an address in the parent state of a tipset; error code 11 when there is none.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [addressParam('actor', 'the actor address'), tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
   result: actorResult('the actor: code, state head, nonce, balance, delegated address'),
-  handler: ([address, key], context) => {
-    const actor = actorAt(stateTreeOf(chainOf(context), key), address);
+  handler: ([address, key], { chain }) => {
+    const actor = actorAt(stateTreeOf(chain, key), address);
     if (actor === undefined) throw actorNotFound(address);
     return actor;
   },
 });
 
-export const stateLookupId = declareMethod({
+export const stateLookupId = declareChainMethod({
   name: 'StateLookupID',
   description: 'Returns the ID address of an address; error code 11 `actor not found` when it has none.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [
     addressParam('address', 'the address to resolve'),
     tipSetKeyParam('tsk', 'the tipset; null or [] for the head'),
   ],
   result: addressResult('the ID address (f0…/t0…)'),
-  handler: ([address, key], context) => {
+  handler: ([address, key], { chain }) => {
     if (address.protocol === AddressProtocol.ID) return address;
-    const id = stateTreeOf(chainOf(context), key).lookupId(address);
+    const id = stateTreeOf(chain, key).lookupId(address);
     if (id === undefined) throw new JsonRpcError(ACTOR_NOT_FOUND_CODE, 'actor not found');
     return Address.newId(id);
   },
 });
 
-export const stateAccountKey = declareMethod({
+export const stateAccountKey = declareChainMethod({
   name: 'StateAccountKey',
   description: 'Returns the public-key address (f1/f3/f4) of an account actor.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [
     addressParam('address', 'an ID or key address'),
     tipSetKeyParam('tsk', 'the tipset; null or [] for the head'),
   ],
   result: addressResult('the key address'),
-  handler: ([address, key], context) => {
-    const tree = stateTreeOf(chainOf(context), key);
+  handler: ([address, key], { chain }) => {
+    const tree = stateTreeOf(chain, key);
     if (address.protocol === AddressProtocol.ID && tree.getActor(address.id()) === undefined) {
       throw actorNotFound(address);
     }
@@ -104,20 +97,18 @@ export const stateAccountKey = declareMethod({
   },
 });
 
-export const stateNetworkName = declareMethod({
+export const stateNetworkName = declareChainMethod({
   name: 'StateNetworkName',
   description: "Returns the network's name, as the init actor records it.",
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
-  result: plainJsonResult<string>('networkName', 'the network name', stringSchema),
-  handler: (_params, context) => {
-    const chain = chainOf(context);
+  result: jsonResult<string>('networkName', 'the network name', stringSchema),
+  handler: (_params, { chain }) => {
     return StateTree.load(chain.store.blockstore, chain.store.head().parentStateRoot).initState().networkName;
   },
 });
 
-interface PowerPair {
+export interface PowerPair {
   RawBytePower: string;
   QualityAdjPower: string;
 }
@@ -127,14 +118,13 @@ const powerPairSchema = {
   properties: { RawBytePower: { type: 'string' }, QualityAdjPower: { type: 'string' } },
 } as const;
 
-export const stateMinerPower = declareMethod({
+export const stateMinerPower = declareChainMethod({
   name: 'StateMinerPower',
   description:
     "Returns a miner's raw and quality-adjusted power, the network's, and whether the miner meets the consensus minimum; zeros for an address without a power claim.",
   permission: 'read',
-  apiVersions: BOTH,
   params: [addressParam('miner', 'the miner address'), tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
-  result: plainJsonResult<{ MinerPower: PowerPair; TotalPower: PowerPair; HasMinPower: boolean }>(
+  result: jsonResult<{ MinerPower: PowerPair; TotalPower: PowerPair; HasMinPower: boolean }>(
     'minerPower',
     'Lotus MinerPower',
     {
@@ -143,8 +133,7 @@ export const stateMinerPower = declareMethod({
       properties: { MinerPower: powerPairSchema, TotalPower: powerPairSchema, HasMinPower: { type: 'boolean' } },
     },
   ),
-  handler: ([miner, key], context) => {
-    const chain = chainOf(context);
+  handler: ([miner, key], { chain }) => {
     const tree = stateTreeOf(chain, key);
     const pair = (raw: bigint, qa: bigint): PowerPair => ({
       RawBytePower: raw.toString(),

@@ -6,6 +6,7 @@ import type { CID } from 'multiformats/cid';
 import { SyncError, SyncErrorCode, type SyncStateJson } from '../../sync/index.js';
 import {
   type BlockMsg,
+  type BlockMsgJson,
   blockMsgFromLotusJson,
   decodeMessage,
   decodeSignedMessage,
@@ -15,19 +16,11 @@ import {
   signedMessageCid,
 } from '../../types/index.js';
 import { cidParam } from '../chain-codecs.js';
-import type { NetContext, RpcContext } from '../context.js';
-import { declareMethod, type ParamDeclaration } from '../method.js';
+import type { RpcContext } from '../context.js';
+import type { ParamDeclaration } from '../method.js';
 import { jsonResult, voidResult } from '../results.js';
 import { stringSchema } from '../schemas.js';
-
-const BOTH = [0, 1] as const;
-
-function syncOf(context: RpcContext): NetContext {
-  if (context.net === undefined) {
-    throw new SyncError(SyncErrorCode.NoPeers, 'this node does not sync (it runs without a chain)');
-  }
-  return context.net;
-}
+import { declareNetMethod } from './net.js';
 
 const syncStateSchema = {
   title: 'SyncState',
@@ -35,22 +28,21 @@ const syncStateSchema = {
   properties: { ActiveSyncs: { type: 'array' }, VMApplied: { type: 'integer' } },
 } as const;
 
-const blockMsgParam: ParamDeclaration<BlockMsg> = {
+const blockMsgParam: ParamDeclaration<BlockMsg, BlockMsgJson> = {
   name: 'block',
   description: 'the block header with the CIDs of its BLS and secp messages (BlockMsg)',
   schema: { title: 'BlockMsg', type: 'object' },
   decode: blockMsgFromLotusJson,
 };
 
-export const syncState = declareMethod({
+export const syncState = declareNetMethod({
   name: 'SyncState',
   description:
     'The sync workers: base and target tipsets, stage (0 idle, 1 header sync, 2 persisting headers, 3 message sync, 4 complete, 5 error, 6 fetching messages), height, start and end times and the error message.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [],
   result: jsonResult<SyncStateJson>('syncState', 'Lotus SyncState', syncStateSchema),
-  handler: (_params, context) => syncOf(context).sync.state(),
+  handler: (_params, { net }) => net.sync.state(),
 });
 
 /** A block's messages from the node's stores: the chain blockstore, then the message pool. */
@@ -76,53 +68,49 @@ function messagesOf(context: RpcContext, block: BlockMsg): FullBlock {
   return { header: block.header, blsMessages, secpkMessages };
 }
 
-export const syncSubmitBlock = declareMethod({
+export const syncSubmitBlock = declareNetMethod({
   name: 'SyncSubmitBlock',
   description:
     "Validates a block whose messages this node holds, adds it to the chain and gossips it on the network's blocks topic.",
   permission: 'write',
-  apiVersions: BOTH,
   params: [blockMsgParam],
   result: voidResult,
   handler: async ([block], context) => {
-    const { sync, network } = syncOf(context);
+    const { sync, network } = context.net;
     sync.requireSynced('SyncSubmitBlock');
-    await sync.submitBlock(messagesOf(context, block));
+    await sync.submitBlock(messagesOf(context, block), 'rpc');
     await network.publishBlock(block);
   },
 });
 
-export const syncCheckBad = declareMethod({
+export const syncCheckBad = declareNetMethod({
   name: 'SyncCheckBad',
   description: 'Why a block is in the bad-block cache, or an empty string when it is not.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [cidParam('block', 'the block CID')],
   result: jsonResult<string>('reason', 'the reason, or ""', stringSchema),
-  handler: ([cid], context) => syncOf(context).sync.badBlocks.describe(cid),
+  handler: ([cid], { net }) => net.sync.badBlocks.describe(cid),
 });
 
-export const syncMarkBad = declareMethod({
+export const syncMarkBad = declareNetMethod({
   name: 'SyncMarkBad',
   description: 'Marks a block as bad: chains that contain it are refused.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [cidParam('block', 'the block CID')],
   result: voidResult,
-  handler: ([cid], context) => {
-    syncOf(context).sync.badBlocks.add(cid, { reason: 'manually marked bad' });
+  handler: ([cid], { net }) => {
+    net.sync.badBlocks.add(cid, { reason: 'manually marked bad' });
   },
 });
 
-export const syncUnmarkBad = declareMethod({
+export const syncUnmarkBad = declareNetMethod({
   name: 'SyncUnmarkBad',
   description: 'Removes a block from the bad-block cache.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [cidParam('block', 'the block CID')],
   result: voidResult,
-  handler: ([cid], context) => {
-    syncOf(context).sync.badBlocks.remove(cid);
+  handler: ([cid], { net }) => {
+    net.sync.badBlocks.remove(cid);
   },
 });
 

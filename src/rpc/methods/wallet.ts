@@ -22,14 +22,11 @@ import {
   voidResult,
 } from '../results.js';
 
-const BOTH = [0, 1] as const;
-
 export const walletNew = declareMethod({
   name: 'WalletNew',
   description:
     'Generates a key of the given type (secp256k1 or bls; the integers 1 and 2 are accepted as in Lotus) and returns its address. The first key becomes the default.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [keyTypeParam('keyType', '"secp256k1" or "bls"')],
   result: addressResult('the new address (f1/t1 secp256k1, f3/t3 BLS)'),
   handler: ([keyType], { wallet }) => wallet.newKey(keyType),
@@ -39,7 +36,6 @@ export const walletHas = declareMethod({
   name: 'WalletHas',
   description: 'Tells whether the wallet holds the key of an address.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [addressParam('address', 'the address to look for')],
   result: booleanResult('true when the wallet holds its key'),
   handler: ([address], { wallet }) => wallet.has(address),
@@ -49,7 +45,6 @@ export const walletList = declareMethod({
   name: 'WalletList',
   description: 'Lists the addresses in the wallet, sorted.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [],
   result: addressListResult('the addresses; [] when the wallet is empty'),
   handler: (_params, { wallet }) => wallet.list(),
@@ -59,7 +54,6 @@ export const walletDefaultAddress = declareMethod({
   name: 'WalletDefaultAddress',
   description: 'Returns the default address; an error when none is set.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [],
   result: addressResult('the default address'),
   handler: (_params, { wallet }) => wallet.defaultAddress(),
@@ -69,7 +63,6 @@ export const walletSetDefault = declareMethod({
   name: 'WalletSetDefault',
   description: 'Makes an address of the wallet the default one.',
   permission: 'write',
-  apiVersions: BOTH,
   params: [addressParam('address', 'an address whose key the wallet holds')],
   result: voidResult,
   handler: ([address], { wallet }) => wallet.setDefault(address),
@@ -80,7 +73,6 @@ export const walletSign = declareMethod({
   description:
     'Signs raw bytes with the key of an address: secp256k1 signs their blake2b-256 digest, BLS the bytes themselves. To sign a chain message, sign its CID bytes (or use WalletSignMessage).',
   permission: 'sign',
-  apiVersions: BOTH,
   params: [addressParam('address', 'the signing address'), bytesParam('data', 'the bytes to sign, base64')],
   result: signatureResult('the signature'),
   handler: ([address, data], { wallet }) => wallet.sign(address, data),
@@ -90,7 +82,6 @@ export const walletSignMessage = declareMethod({
   name: 'WalletSignMessage',
   description: "Signs a message's CID bytes with the key of an address; nonce and gas are used as given.",
   permission: 'sign',
-  apiVersions: BOTH,
   params: [addressParam('address', 'the signing address'), messageParam('message', 'the unsigned message')],
   result: signedMessageResult('the message with its signature'),
   handler: ([address, message], { wallet }) => wallet.signMessage(address, message),
@@ -101,7 +92,6 @@ export const walletVerify = declareMethod({
   description:
     'Checks a signature over raw bytes against an address (which need not be in the wallet). A wrong or malformed signature is false, not an error.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [
     addressParam('address', 'the f1 or f3 address that should have signed'),
     bytesParam('data', 'the signed bytes, base64'),
@@ -115,7 +105,6 @@ export const walletValidateAddress = declareMethod({
   name: 'WalletValidateAddress',
   description: 'Parses an address string and returns it in canonical form.',
   permission: 'read',
-  apiVersions: BOTH,
   params: [stringParam('address', 'the address string to check')],
   result: addressResult('the address, with this network’s prefix'),
   handler: ([text]) => Address.fromString(text),
@@ -125,7 +114,6 @@ export const walletExport = declareMethod({
   name: 'WalletExport',
   description: 'Returns the private key of an address as a Lotus KeyInfo.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [addressParam('address', 'an address of the wallet')],
   result: keyInfoResult('the KeyInfo'),
   handler: ([address], { wallet }) => wallet.export(address),
@@ -135,7 +123,6 @@ export const walletImport = declareMethod({
   name: 'WalletImport',
   description: 'Stores a private key given as a Lotus KeyInfo and returns its address.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [keyInfoParam('keyInfo', '{"Type": "secp256k1" | "bls", "PrivateKey": base64}')],
   result: addressResult('the address of the imported key'),
   handler: ([keyInfo], { wallet }) => wallet.import(keyInfo),
@@ -146,7 +133,6 @@ export const walletDelete = declareMethod({
   description:
     'Removes an address from the wallet. The key is kept in the keystore as trash-<address> until deleted by hand; unknown addresses are not an error.',
   permission: 'admin',
-  apiVersions: BOTH,
   params: [addressParam('address', 'the address to remove')],
   result: voidResult,
   handler: ([address], { wallet }) => wallet.delete(address),

@@ -3,7 +3,6 @@
  * type codecs: the same strictness (every field checked, the failing one named), plus the few
  * kinds and structs chain types do not have (FilterEstimate, lists of addresses).
  */
-import { CborDecodeError } from '../../types/cbor.js';
 import type { CborNode } from '../../types/cbor-node.js';
 import {
   addressFromCborNode,
@@ -11,9 +10,6 @@ import {
   bigIntFromCborNode,
   bigIntToCborNode,
   declareStruct,
-  describeNode,
-  type FieldKind,
-  JsonDecodeError,
   kinds,
   readUint64,
   type StructValue,

@@ -2,7 +2,7 @@
  * Real nodes in one process for sync tests, on a `miningChain()` genesis: each node has its own
  * SQLite chain store, block validator, libp2p network on 127.0.0.1 and sync manager wired to that
  * network. `mine` makes a real block (election, winning PoSt, signature) on a node's own store;
- * `extend` validates and adds it there, as a miner does with its own blocks.
+ * `extend` hands it to that node's block intake, as its mining loop does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +14,11 @@ import { ChainStore, TipSetStates } from '../../src/chain/index.js';
 import { BlockValidator } from '../../src/consensus/index.js';
 import { LedgerDatabase } from '../../src/db/index.js';
 import { importCar } from '../../src/ipld/index.js';
-import { attemptElection, createBlock, winningBlockTemplate } from '../../src/miner/index.js';
 import { LedgerNetwork, loadOrCreatePeerKey } from '../../src/net/index.js';
-import { connectSyncToNetwork, SyncManager } from '../../src/sync/index.js';
+import { BlockIntake, connectSyncToNetwork, SyncManager } from '../../src/sync/index.js';
 import type { Address, BlockMsg, FullBlock, SignedMessage, TipSet } from '../../src/types/index.js';
-import { fullBlock, MINER, type MiningChain, sign } from '../consensus/mining-chain.js';
-import { PARAMS } from '../vm/harness.js';
+import { PARAMS } from './genesis.js';
+import { MINER, type MiningChain, mineBlock } from './mining-chain.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -41,30 +40,12 @@ export async function mine(
   miner: Address = MINER,
 ): Promise<{ block: FullBlock; msg: BlockMsg }> {
   // Mining reads the node's own store, so every state it needs is executed there.
-  const ctx = { ...fixture.ctx, chain: on.chain, states: on.states };
-  for (let round = base.height + 1n; round < base.height + 20n; round++) {
-    const win = await attemptElection(ctx, miner, base, round, sign);
-    if (win === null) continue;
-    const template = winningBlockTemplate({
-      miner: miner,
-      base,
-      round,
-      win,
-      messages,
-      blockDelaySecs: PARAMS.blockDelaySecs,
-    });
-    const msg = await createBlock(ctx, template, sign);
-    return { block: fullBlock(msg, messages), msg };
-  }
-  throw new Error(`miner ${miner} won no round in 20`);
+  return mineBlock(fixture, base, messages, { miner, ctx: { ...fixture.ctx, chain: on.chain, states: on.states } });
 }
 
-/** Validates a block on the node's chain, stores it and adds its tipset. */
-export async function extend(target: Pick<SyncNode, 'chain' | 'validator'>, block: FullBlock): Promise<TipSet> {
-  const tipSet = await target.validator.validateTipSet([block]);
-  target.chain.putBlock(block);
-  target.chain.addTipSet(tipSet);
-  return tipSet;
+/** A block the node mined, through its block intake (validated, stored, merged); the tipset it joined. */
+export function extend(target: Pick<SyncNode, 'sync'>, block: FullBlock): Promise<TipSet> {
+  return target.sync.intake.submit(block, 'mined');
 }
 
 export async function until(check: () => boolean, ms = 60_000): Promise<void> {
@@ -105,7 +86,7 @@ export class SyncNodes {
     });
     const sync = new SyncManager({
       chain,
-      validator,
+      intake: new BlockIntake({ chain, validator }),
       exchange: network.exchange,
       params: PARAMS,
       logger,

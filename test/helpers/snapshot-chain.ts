@@ -1,33 +1,21 @@
 /**
- * A real chain to snapshot: the message lifecycle test chain (real genesis builder, ChainStore,
- * TipSetStates, tipsets executed for their ParentStateRoot) in a SQLite file, with a signed
- * transfer from alice to bob in every epoch so each epoch has its own state tree and receipts.
+ * A chain to snapshot: the chain fixture on fundedTemplate() with a signed transfer from alice to
+ * bob in every epoch, so each epoch has its own state tree and receipts; a temporary repo to
+ * import into; and the imported chain opened as the node opens it at its next start.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChainStore, TipSetStates } from '../../src/chain/index.js';
 import type { LedgerDatabase } from '../../src/db/index.js';
-import { MessageTestChain } from '../chain/message-chain.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys, message, PARAMS, signSecp } from '../vm/harness.js';
-
-export function snapshotTemplate() {
-  return devnetTemplate({
-    accounts: [
-      accountOf(keys.alice.address, 1000n * FIL),
-      accountOf(keys.bob.address, 10n * FIL),
-      accountOf(keys.worker.address, 1000n * FIL),
-    ],
-    miners: [genesisMiner(0, keys.worker.address, keys.worker.address, 2)],
-  });
-}
+import { FIL, PARAMS } from './genesis.js';
+import { keys } from './keys.js';
+import { message, signSecp } from './messages.js';
+import { TestChain } from './test-chain.js';
 
 /** A chain of `height` epochs (null rounds at the heights in `nullRounds`) with one transfer per tipset. */
-export async function buildSnapshotChain(
-  height: number,
-  nullRounds: readonly number[] = [],
-): Promise<MessageTestChain> {
-  const chain = new MessageTestChain(snapshotTemplate());
+export async function buildSnapshotChain(height: number, nullRounds: readonly number[] = []): Promise<TestChain> {
+  const chain = TestChain.create();
   let nonce = 0n;
   for (let h = 1; h <= height; h++) {
     if (nullRounds.includes(h)) continue;

@@ -1,20 +1,27 @@
 /**
- * A real devnet chain for consensus, mining and sync tests: miner t01000 with two pre-sealed 2 KiB
- * sectors (real seals, cached parameters), its BLS worker key, funded secp and BLS accounts, a
- * SQLite chain store in memory, tipset states and the local beacon. With `{ miners: 2 }` the
- * genesis also holds miner t01001 with its own worker key and its own two sectors, each miner then
+ * The chain fixture with real mining: miner t01000 with two really pre-sealed 2 KiB sectors (cached
+ * parameters), its BLS worker key, funded secp and BLS accounts, and the local beacon, so blocks
+ * can be made as the miner makes them (election, winning PoSt, signatures). With `{ miners: 2 }`
+ * the genesis also holds miner t01001 with its own worker key and two sectors, each miner then
  * having half the network's power (forks between two partitioned miners).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBeacon } from '../../src/beacon/index.js';
-import { buildGenesis, type GenesisMiner } from '../../src/chain/genesis/index.js';
-import { ChainStore, TipSetStates } from '../../src/chain/index.js';
+import type { ChainStore, TipSetStates } from '../../src/chain/index.js';
+import { BlockValidator } from '../../src/consensus/index.js';
 import { bls, secp256k1 } from '../../src/crypto/index.js';
-import { LedgerDatabase } from '../../src/db/index.js';
-import type { MinerContext, SignFunction } from '../../src/miner/index.js';
-import { ensureParameters, presealSector, sealedCid, unsealedCid } from '../../src/proofs/index.js';
+import type { LedgerDatabase } from '../../src/db/index.js';
+import {
+  attemptElection,
+  type BlockTemplate,
+  createBlock,
+  type MinerContext,
+  type SignFunction,
+  winningBlockTemplate,
+} from '../../src/miner/index.js';
+import { ensureParameters } from '../../src/proofs/index.js';
 import {
   Address,
   type BlockMsg,
@@ -24,10 +31,14 @@ import {
   messageSigningBytes,
   SignatureType,
   type SignedMessage,
+  type TipSet,
 } from '../../src/types/index.js';
-import { accountOf, blsKey, devnetTemplate, FIL, GENESIS_TIMESTAMP, message, PARAMS, secpKey } from '../vm/harness.js';
+import { accountOf, devnetTemplate, FIL, GENESIS_TIMESTAMP, MINER, PARAMS, presealedMiner } from './genesis.js';
+import { blsKey, secpKey } from './keys.js';
+import { message } from './messages.js';
+import { TestChain } from './test-chain.js';
 
-export const MINER = Address.newId(1000n);
+export { MINER };
 export const worker = blsKey('consensus-worker');
 /** The second miner, in the genesis only with `miningChain({ miners: 2 })`. */
 export const MINER2 = Address.newId(1001n);
@@ -46,22 +57,23 @@ export interface MiningChain {
   remove(): Promise<void>;
 }
 
-const keys = new Map<string, { type: 'bls' | 'secp'; privateKey: Uint8Array }>([
+const signingKeys = new Map<string, { type: 'bls' | 'secp'; privateKey: Uint8Array }>([
   [worker.address.toString(), { type: 'bls', privateKey: worker.privateKey }],
   [worker2.address.toString(), { type: 'bls', privateKey: worker2.privateKey }],
   [carol.address.toString(), { type: 'bls', privateKey: carol.privateKey }],
   [alice.address.toString(), { type: 'secp', privateKey: alice.privateKey }],
 ]);
 
-/** The wallet's signing, with the test's keys. */
+/** The wallet's signing, with the fixture's keys. */
 export const sign: SignFunction = async (address, data) => {
-  const key = keys.get(address.toString());
+  const key = signingKeys.get(address.toString());
   if (key === undefined) throw new Error(`no key for ${address}`);
   return key.type === 'bls'
     ? { type: SignatureType.BLS, data: bls.sign(key.privateKey, data) }
     : { type: SignatureType.Secp256k1, data: secp256k1.sign(key.privateKey, data) };
 };
 
+/** A signed transfer of 1 FIL to bob from one of the fixture's keys; `fields` override. */
 export async function signMessage(from: Address, fields: Partial<Message>): Promise<SignedMessage> {
   const unsigned = message({ from, to: bob.address, value: 1n * FIL, ...fields });
   return { message: unsigned, signature: await sign(from, messageSigningBytes(unsigned)) };
@@ -70,28 +82,6 @@ export async function signMessage(from: Address, fields: Partial<Message>): Prom
 export interface MiningChainOptions {
   /** Storage miners in the genesis: t01000 alone (the default) or t01000 and t01001. */
   readonly miners?: 1 | 2;
-}
-
-/** A genesis miner with two freshly pre-sealed sectors in `sectorDirectory`. */
-async function presealedMiner(
-  sectorDirectory: string,
-  id: Address,
-  workerAddress: Address,
-  peerId: string,
-): Promise<GenesisMiner> {
-  const sectors = [];
-  for (let sectorNumber = 0n; sectorNumber < 2n; sectorNumber++) {
-    const { commR, commD } = await presealSector({ dir: sectorDirectory, minerId: id.id(), sectorNumber });
-    sectors.push({ commR: sealedCid(commR), commD: unsealedCid(commD), sectorNumber, proofType: 5 });
-  }
-  return {
-    id,
-    owner: workerAddress,
-    worker: workerAddress,
-    peerId: new TextEncoder().encode(peerId),
-    sectorSize: 2048n,
-    sectors,
-  };
 }
 
 export async function miningChain(options: MiningChainOptions = {}): Promise<MiningChain> {
@@ -108,10 +98,7 @@ export async function miningChain(options: MiningChainOptions = {}): Promise<Min
     miners.push(await presealedMiner(sectorDirectory, MINER2, worker2.address, 'peer-consensus-2'));
     accounts.push(accountOf(worker2.address, 1000n * FIL));
   }
-  const db = LedgerDatabase.open(':memory:');
-  const genesis = buildGenesis(db.blockstore, devnetTemplate({ accounts, miners }), PARAMS);
-  const chain = ChainStore.initialize({ db, params: PARAMS }, genesis.cid);
-  const states = new TipSetStates(chain, db);
+  const { db, chain, states } = TestChain.create({ template: devnetTemplate({ accounts, miners }) });
   const beacon = LocalBeacon.fromSeed(
     new TextEncoder().encode('consensus-test-beacon'),
     GENESIS_TIMESTAMP,
@@ -126,6 +113,56 @@ export async function miningChain(options: MiningChainOptions = {}): Promise<Min
     sign,
     remove: () => rm(sectorDirectory, { recursive: true, force: true }),
   };
+}
+
+/** The block validator over the fixture's chain and beacon; `clock` (ms) stands in for the time now. */
+export function validatorOf(mc: MiningChain, clock?: () => number): BlockValidator {
+  return new BlockValidator({
+    chain: mc.chain,
+    states: mc.states,
+    beacon: mc.beacon,
+    params: PARAMS,
+    ...(clock === undefined ? {} : { clock }),
+  });
+}
+
+export interface MineOptions {
+  /** Default MINER. */
+  readonly miner?: Address;
+  /** The first round to try; default the one after `base`. */
+  readonly firstRound?: bigint;
+  /** Where to mine (a node's own chain and states); default the fixture's. */
+  readonly ctx?: MinerContext;
+}
+
+/**
+ * The block the miner makes in the first round from `firstRound` it wins on `base` (lost
+ * elections are null rounds), with these messages: election, winning PoSt and signatures as the
+ * mining loop does them.
+ */
+export async function mineBlock(
+  mc: MiningChain,
+  base: TipSet,
+  messages: SignedMessage[],
+  options: MineOptions = {},
+): Promise<{ block: FullBlock; msg: BlockMsg; template: BlockTemplate }> {
+  const miner = options.miner ?? MINER;
+  const ctx = options.ctx ?? mc.ctx;
+  for (let round = options.firstRound ?? base.height + 1n; round < base.height + 20n; round++) {
+    const win = await attemptElection(ctx, miner, base, round, sign);
+    if (win === null) continue;
+    const template = winningBlockTemplate({
+      miner,
+      base,
+      round,
+      win,
+      messages,
+      blockDelaySecs: PARAMS.blockDelaySecs,
+    });
+    const msg = await createBlock(ctx, template, sign);
+    return { block: fullBlock(msg, messages), msg, template };
+  }
+  throw new Error(`miner ${miner} won no round in 20`);
 }
 
 /** The block with its messages, in the order createBlock listed them. */

@@ -1,6 +1,6 @@
 /**
- * A real RPC server on 127.0.0.1 over a real chain (SQLite chain store, executed tipsets) whose
- * genesis funds the VM harness's alice, bob and worker and has worker's miner with 2 sectors.
+ * A real RPC server on 127.0.0.1 over the chain fixture (SQLite chain store, executed tipsets) on
+ * fundedTemplate(): alice, bob and worker funded, worker's miner t01000 with 2 sectors.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,10 @@ import { generateJwtSecret, type RpcMethod, RpcServer, TokenAuthority } from '..
 import type { RpcLimits } from '../../src/rpc/limits.js';
 import { setDefaultNetwork } from '../../src/types/index.js';
 import { Keystore, Wallet } from '../../src/wallet/index.js';
-import { MessageTestChain } from '../chain/message-chain.js';
-import { accountOf, devnetTemplate, FIL, genesisMiner, keys } from '../vm/harness.js';
+import { TestChain } from './test-chain.js';
 
 export interface ChainServer {
-  readonly t: MessageTestChain;
+  readonly t: TestChain;
   readonly server: RpcServer;
   readonly directory: string;
   /** Mints tokens the server accepts. */
@@ -32,17 +31,7 @@ export interface ChainServerOptions {
 
 export async function startChainServer(options: ChainServerOptions = {}): Promise<ChainServer> {
   setDefaultNetwork('t');
-  const { alice, bob, worker } = keys;
-  const t = new MessageTestChain(
-    devnetTemplate({
-      accounts: [
-        accountOf(alice.address, 1000n * FIL),
-        accountOf(bob.address, 10n * FIL),
-        accountOf(worker.address, 1000n * FIL),
-      ],
-      miners: [genesisMiner(0, worker.address, worker.address, 2)],
-    }),
-  );
+  const t = TestChain.create();
   const directory = mkdtempSync(join(tmpdir(), 'ledger-chain-rpc-'));
   const tokens = new TokenAuthority(generateJwtSecret());
   const server = await RpcServer.start({
