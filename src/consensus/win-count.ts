@@ -2,10 +2,10 @@
  * Expected Consensus leader election: how many blocks (WinCount) a miner's election proof wins.
  *
  * Poisson sortition in Q.256 fixed point, bit-exact with Lotus `chain/types/electionproof.go`
- * (pinned by its golden files in shared/vectors/election): λ = power·E·2²⁵⁶ / totalPower with
- * E = blocks per epoch; the VRF digest, read as a Q.256 number h ∈ [0, 1), wins j times while
- * h < 1 − CDF(j−1; λ), up to 3·E. e^−λ uses Lotus's rational approximation, whose integer
- * coefficients are scaled by 2⁻¹²⁸.
+ * (test/vectors/election.test.ts pins it with Lotus's golden files, `chain/types/testdata/`):
+ * λ = power·E·2²⁵⁶ / totalPower with E = blocks per epoch; the VRF digest, read as a Q.256
+ * number h ∈ [0, 1), wins j times while h < 1 − CDF(j−1; λ), up to 3·E. e^−λ uses Lotus's
+ * rational approximation, whose integer coefficients are scaled by 2⁻¹²⁸.
  */
 import { blake2b256 } from '../crypto/index.js';
 
