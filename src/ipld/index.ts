@@ -1,4 +1,14 @@
 export { Amt, type AmtIndex, type AmtOptions, type AmtVersion, buildAmt, MAX_AMT_INDEX } from './amt.js';
+export {
+  BitField,
+  type BitRange,
+  bitFieldFromLotusJson,
+  bitFieldKind,
+  bitFieldToLotusJson,
+  decodeBitField,
+  encodeBitField,
+  MAX_BITFIELD_ENCODED_BYTES,
+} from './bitfield.js';
 export { type Block, type Blockstore, getBlock, getCbor, putCbor } from './blockstore.js';
 export { type CarBlockStream, type CarReadOptions, importCar, readCar, writeCar } from './car.js';
 export {
