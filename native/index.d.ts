@@ -74,6 +74,13 @@ export interface PoStSector {
   commR: Uint8Array
 }
 
+/**
+ * Checks seal proofs in parallel (the FVM's `batch_verify_seals`): one answer per proof, in order.
+ * As in ref-fvm a proof the library refuses is `false`; only a node-side failure (missing
+ * parameters, unreadable files) throws, since answering false would fork the chain.
+ */
+export declare function proofsBatchVerifySeals(infos: Array<SealVerifyInfo>): Array<boolean>
+
 /** C1 + C2 of a pre-committed sector: the seal proof. Needs the PoRep parameters. */
 export declare function proofsCommitSectorAsync(sector: SectorRef, ticket: Uint8Array, seed: Uint8Array, commR: Uint8Array, commD: Uint8Array): Promise<Buffer>
 
@@ -121,8 +128,14 @@ export declare function proofsPresealSectorAsync(sector: SectorRef): Promise<Sec
  */
 export declare function proofsResolveDirs(parameterCache?: string | undefined | null): ProofsDirs
 
+/** `proofsVerifySealAsync` on the calling thread, for the VM's `verify_seal` syscall. */
+export declare function proofsVerifySeal(info: SealVerifyInfo): boolean
+
 /** Checks a seal proof; false for any proof that is not valid. Needs the PoRep verifying key. */
 export declare function proofsVerifySealAsync(info: SealVerifyInfo): Promise<boolean>
+
+/** `proofsVerifyWindowPostAsync` on the calling thread, for the VM's `verify_post` syscall. */
+export declare function proofsVerifyWindowPost(request: PoStRequest, proof: Uint8Array): boolean
 
 export declare function proofsVerifyWindowPostAsync(request: PoStRequest, proof: Uint8Array): Promise<boolean>
 

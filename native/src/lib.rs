@@ -3,8 +3,8 @@
 //! `ERR_PROOF_PARAMS_MISSING`, ...).
 //!
 //! Fast calls are synchronous. Anything that can take more than a few milliseconds also has an
-//! `…Async` form that runs on the libuv thread pool and returns a Promise; every proof call is
-//! async.
+//! `…Async` form that runs on the libuv thread pool and returns a Promise. Proof calls are async,
+//! except the seal and window PoSt verifications the synchronous VM makes as syscalls.
 
 pub mod crypto;
 pub mod error;

@@ -1,6 +1,7 @@
 //! Storage proofs for JS: thin wrappers over `ledger-proofs`. Arguments are checked and converted
 //! on the JS thread; the work itself runs on the libuv pool (`ProofTask`) and failures reject
-//! with stable codes (`ERR_PROOF_PARAMS_MISSING`, `ERR_INVALID_PROOF_INPUT`, …).
+//! with stable codes (`ERR_PROOF_PARAMS_MISSING`, `ERR_INVALID_PROOF_INPUT`, …). The VM's proof
+//! syscalls run synchronously, so seal and window PoSt verification also have blocking forms.
 
 use std::path::PathBuf;
 
@@ -12,9 +13,10 @@ use ledger_proofs::settings::{self, ProofsDirs};
 use ledger_proofs::{inputs, preseal, registry, Circuit, ProofsError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rayon::prelude::*;
 
 use crate::error::{Code, Result};
-use crate::task::ProofTask;
+use crate::task::{guarded, ProofTask};
 
 fn coded(err: ProofsError) -> napi::Error<Code> {
     napi::Error::new(Code(err.code()), err.to_string())
@@ -267,29 +269,76 @@ pub struct JsSealVerifyInfo {
     pub proof: Uint8Array,
 }
 
+/// A seal proof to check, converted from JS once for the async, sync and batch calls.
+struct SealCall {
+    proof_type: ledger_proofs::RegisteredSealProof,
+    miner_id: u64,
+    sector_number: u64,
+    ticket: [u8; 32],
+    seed: [u8; 32],
+    comm_r: [u8; 32],
+    comm_d: [u8; 32],
+    proof: Vec<u8>,
+}
+
+impl SealCall {
+    fn from_js(info: &JsSealVerifyInfo) -> Result<SealCall> {
+        Ok(SealCall {
+            proof_type: registry::seal_proof(info.seal_proof).map_err(coded)?,
+            miner_id: u64_of("minerId", &info.miner_id)?,
+            sector_number: u64_of("sectorNumber", &info.sector_number)?,
+            ticket: bytes32("ticket", &info.ticket)?,
+            seed: bytes32("seed", &info.seed)?,
+            comm_r: commitment("commR", &info.comm_r)?,
+            comm_d: commitment("commD", &info.comm_d)?,
+            proof: info.proof.to_vec(),
+        })
+    }
+
+    fn verify(&self) -> ledger_proofs::Result<bool> {
+        guarded(|| {
+            seal::verify_seal(&SealToVerify {
+                proof_type: self.proof_type,
+                miner_id: self.miner_id,
+                sector_number: self.sector_number,
+                ticket: self.ticket,
+                seed: self.seed,
+                comm_r: self.comm_r,
+                comm_d: self.comm_d,
+                proof: &self.proof,
+            })
+        })
+    }
+}
+
 /// Checks a seal proof; false for any proof that is not valid. Needs the PoRep verifying key.
 #[napi(ts_return_type = "Promise<boolean>")]
 pub fn proofs_verify_seal_async(info: JsSealVerifyInfo) -> Result<AsyncTask<ProofTask<bool>>> {
-    let proof_type = registry::seal_proof(info.seal_proof).map_err(coded)?;
-    let miner_id = u64_of("minerId", &info.miner_id)?;
-    let sector_number = u64_of("sectorNumber", &info.sector_number)?;
-    let ticket = bytes32("ticket", &info.ticket)?;
-    let seed = bytes32("seed", &info.seed)?;
-    let comm_r = commitment("commR", &info.comm_r)?;
-    let comm_d = commitment("commD", &info.comm_d)?;
-    let proof = info.proof.to_vec();
-    Ok(ProofTask::new(move || {
-        seal::verify_seal(&SealToVerify {
-            proof_type,
-            miner_id,
-            sector_number,
-            ticket,
-            seed,
-            comm_r,
-            comm_d,
-            proof: &proof,
+    let call = SealCall::from_js(&info)?;
+    Ok(ProofTask::new(move || call.verify()))
+}
+
+/// `proofsVerifySealAsync` on the calling thread, for the VM's `verify_seal` syscall.
+#[napi]
+pub fn proofs_verify_seal(info: JsSealVerifyInfo) -> Result<bool> {
+    SealCall::from_js(&info)?.verify().map_err(coded)
+}
+
+/// Checks seal proofs in parallel (the FVM's `batch_verify_seals`): one answer per proof, in order.
+/// As in ref-fvm a proof the library refuses is `false`; only a node-side failure (missing
+/// parameters, unreadable files) throws, since answering false would fork the chain.
+#[napi]
+pub fn proofs_batch_verify_seals(infos: Vec<JsSealVerifyInfo>) -> Result<Vec<bool>> {
+    let calls = infos.iter().map(SealCall::from_js).collect::<Result<Vec<_>>>()?;
+    calls
+        .par_iter()
+        .map(|call| match call.verify() {
+            Ok(valid) => Ok(valid),
+            Err(ProofsError::InvalidInput(_) | ProofsError::Failed(_)) => Ok(false),
+            Err(node_side) => Err(node_side),
         })
-    }))
+        .collect::<ledger_proofs::Result<Vec<_>>>()
+        .map_err(coded)
 }
 
 // ---- PoSt --------------------------------------------------------------------------------------
@@ -413,4 +462,11 @@ pub fn proofs_verify_window_post_async(
     let call = PoStCall::from_js(&request)?;
     let proof = proof.to_vec();
     Ok(ProofTask::new(move || post::verify_window_post(&call.inputs(), &proof)))
+}
+
+/// `proofsVerifyWindowPostAsync` on the calling thread, for the VM's `verify_post` syscall.
+#[napi]
+pub fn proofs_verify_window_post(request: JsPoStRequest, proof: Uint8Array) -> Result<bool> {
+    let call = PoStCall::from_js(&request)?;
+    guarded(|| post::verify_window_post(&call.inputs(), &proof)).map_err(coded)
 }

@@ -30,20 +30,25 @@ impl<T: ToNapiValue + TypeName + Send + 'static> Task for ProofTask<T> {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         let work = self.work.take().expect("a task runs once");
-        // A panic deep in the proofs library must not take the node down with it.
-        Ok(catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
-            let message = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
-            Err(ProofsError::failure(format!("the proofs library panicked: {message}")))
-        }))
+        Ok(guarded(work))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<T> {
         output.map_err(|err| coded_rejection(&env, err.code(), err.to_string()))
     }
+}
+
+/// Runs proof work, turning a panic deep in the proofs library into an error: it must not take
+/// the node down with it. The synchronous calls use it as the pool tasks do.
+pub fn guarded<T>(work: impl FnOnce() -> ledger_proofs::Result<T>) -> ledger_proofs::Result<T> {
+    catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("unknown panic");
+        Err(ProofsError::failure(format!("the proofs library panicked: {message}")))
+    })
 }
 
 /// A JS `Error` carrying `code`, wrapped so napi rejects the promise with that very object.

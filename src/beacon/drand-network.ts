@@ -1,3 +1,5 @@
+import type { BeaconSchedule } from '../chain/index.js';
+
 /**
  * A drand network as Filecoin consumes it (lotus chain/beacon/drand): its public key, period and
  * genesis time, and which of drand's two schemes it signs with.
@@ -41,4 +43,9 @@ export function maxBeaconRoundForEpoch(network: DrandNetwork, clock: ChainClock,
   if (clock.networkVersion <= 15) return (latestTs - network.genesisTime) / network.periodSecs;
   if (latestTs < network.genesisTime) return 1n;
   return (latestTs - network.genesisTime) / network.periodSecs + 1n;
+}
+
+/** The chain's epoch-to-round mapping for beacon randomness (`chain/randomness.ts`). */
+export function beaconSchedule(network: DrandNetwork, clock: ChainClock): BeaconSchedule {
+  return (epoch) => maxBeaconRoundForEpoch(network, clock, epoch);
 }

@@ -1,5 +1,6 @@
 export type { BeaconSource } from './beacon-source.js';
 export {
+  beaconSchedule,
   type ChainClock,
   type DrandNetwork,
   type DrandScheme,

@@ -38,6 +38,7 @@ import { type ChainMessage, selectTipsetMessages } from '../vm/index.js';
 import { type BlockMessages, blockMessageCids, loadBlockMessages, putBlockMessages } from './block-messages.js';
 import { ChainError, ChainErrorCode } from './errors.js';
 import { type HeadChange, type HeadChangeListener, type HeadChangeSource, headChangePath } from './head-change.js';
+import type { BeaconSchedule } from './randomness.js';
 import { tipSetWeight } from './weight.js';
 
 const GENESIS = 'genesis';
@@ -63,6 +64,8 @@ export interface ChainStoreOptions {
   readonly db: LedgerDatabase;
   readonly params: NetworkParams;
   readonly logger?: Logger | undefined;
+  /** Which beacon round each epoch reads, for beacon randomness (`randomness.ts`); none: it fails. */
+  readonly beaconSchedule?: BeaconSchedule | undefined;
 }
 
 /** True when `a` wins a weight tie against `b`: the first differing ticket is smaller (Lotus `breakWeightTie`). */
@@ -82,6 +85,7 @@ export class ChainStore implements HeadChangeSource {
   readonly blockstore: Blockstore;
   readonly params: NetworkParams;
   readonly genesis: TipSet;
+  readonly beaconSchedule: BeaconSchedule | undefined;
   readonly #db: LedgerDatabase;
   readonly #index: ChainIndex;
   readonly #logger: Logger | undefined;
@@ -97,6 +101,7 @@ export class ChainStore implements HeadChangeSource {
     this.#logger = options.logger;
     this.blockstore = options.db.blockstore;
     this.params = options.params;
+    this.beaconSchedule = options.beaconSchedule;
     this.genesis = genesis;
     this.#head = head;
     this.#headWeight = this.weightOf(head);

@@ -16,5 +16,6 @@ export {
 export { type AddedBlocks, ChainStore, type ChainStoreOptions } from './chain-store.js';
 export { ChainError, ChainErrorCode } from './errors.js';
 export { type HeadChange, type HeadChangeListener, type HeadChangeSource, headChangePath } from './head-change.js';
+export { type BeaconSchedule, ChainRandomness } from './randomness.js';
 export { TipSetStates } from './tipset-states.js';
 export { tipSetWeight } from './weight.js';

@@ -28,6 +28,7 @@ import {
 } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
 import { ChainError, ChainErrorCode } from './errors.js';
+import { ChainRandomness } from './randomness.js';
 
 /** Caller's messages StateCompute runs between two turns of the event loop. */
 const MESSAGES_PER_TURN = 16;
@@ -45,6 +46,7 @@ export function tipSetExecutionInput(chain: ChainStore, tipSet: TipSet): TipsetI
       const { blsMessages, secpMessages } = chain.blockMessages(header);
       return { miner: header.miner, winCount: header.electionProof?.winCount ?? 0n, blsMessages, secpMessages };
     }),
+    randomness: new ChainRandomness(chain, tipSet),
   };
 }
 
@@ -110,6 +112,7 @@ export async function computeState(
     baseFee: tipSet.parentBaseFee,
     circulatingSupply: circulatingSupply(tree, chain.params),
     tracing: true,
+    randomness: new ChainRandomness(chain, tipSet),
   });
   for (const [index, message] of messages.entries()) {
     // Hand the event loop back now and then: a request may carry thousands of messages, and an

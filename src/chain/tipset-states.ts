@@ -14,6 +14,7 @@ import { WriteBatch } from '../ipld/index.js';
 import type { TipSet } from '../types/index.js';
 import { TipsetExecutor } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
+import { tipSetExecutionInput } from './message-replay.js';
 
 export class TipSetStates {
   readonly #chain: ChainStore;
@@ -53,24 +54,9 @@ export class TipSetStates {
     const recorded = this.#db.chainIndex.getTipSetState(tipSet.key);
     if (recorded !== undefined) return recorded;
     const started = performance.now();
-    const parent = this.#chain.loadTipSet(tipSet.parents);
-    const blocks = tipSet.blocks.map((header) => {
-      const { blsMessages, secpMessages } = this.#chain.blockMessages(header);
-      return { miner: header.miner, winCount: header.electionProof?.winCount ?? 0n, blsMessages, secpMessages };
-    });
+    const input = tipSetExecutionInput(this.#chain, tipSet);
     try {
-      const applied = await this.#executor.apply(
-        tipSet.parentStateRoot,
-        {
-          epoch: tipSet.height,
-          parentEpoch: parent.height,
-          baseFee: tipSet.parentBaseFee,
-          timestamp: tipSet.timestamp,
-          genesisTimestamp: this.#chain.genesis.timestamp,
-          blocks,
-        },
-        { networkParams: this.#chain.params },
-      );
+      const applied = await this.#executor.apply(tipSet.parentStateRoot, input, { networkParams: this.#chain.params });
       const state = { stateRoot: applied.stateRoot, receiptsRoot: applied.receiptsRoot };
       this.#db.transaction(() => {
         this.#staging.commit();

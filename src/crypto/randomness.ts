@@ -27,10 +27,13 @@ function int64BigEndian(value: bigint | number): Uint8Array {
   return out;
 }
 
-/** DrawRandomness from the 32-byte digest of the base (what the FVM randomness syscalls return). */
+/**
+ * DrawRandomness from the 32-byte digest of the base (what the FVM randomness syscalls return).
+ * The tag is any int64: Lotus's RPC passes the caller's number through.
+ */
 export function drawRandomnessFromDigest(
   digest: Uint8Array,
-  tag: DomainSeparationTag,
+  tag: DomainSeparationTag | bigint,
   round: bigint | number,
   entropy: Uint8Array,
 ): Uint8Array {

@@ -70,7 +70,17 @@ export class BitField {
   }
 
   has(value: bigint): boolean {
-    return this.ranges.some((range) => range.start <= value && value < range.end);
+    // Binary search: the ranges are sorted and disjoint.
+    let low = 0;
+    let high = this.ranges.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const range = this.ranges[middle]!;
+      if (value < range.start) high = middle;
+      else if (value >= range.end) low = middle + 1;
+      else return true;
+    }
+    return false;
   }
 
   *values(): IterableIterator<bigint> {
@@ -94,6 +104,172 @@ export class BitField {
       this.ranges.every((r, i) => r.start === other.ranges[i]?.start && r.end === other.ranges[i]?.end)
     );
   }
+
+  // Set operations, as ref-fvm `ipld/bitfield` has them (`|`, `&`, `-`, `cut`, `slice` …), work on
+  // the ranges: their cost grows with the number of runs, not of bits.
+
+  isEmpty(): boolean {
+    return this.ranges.length === 0;
+  }
+
+  /** The smallest value, undefined when empty. */
+  first(): bigint | undefined {
+    return this.ranges[0]?.start;
+  }
+
+  /** The largest value, undefined when empty. */
+  last(): bigint | undefined {
+    const last = this.ranges.at(-1);
+    return last === undefined ? undefined : last.end - 1n;
+  }
+
+  /** The values in this set or in `other`. */
+  union(other: BitField): BitField {
+    if (other.isEmpty()) return this;
+    if (this.isEmpty()) return other;
+    return BitField.#fromSortedRanges(mergeSorted(this.ranges, other.ranges));
+  }
+
+  /** The union of every set in `sets` (ref-fvm `BitField::union`). */
+  static unionAll(sets: Iterable<BitField>): BitField {
+    let ranges: BitRange[] = [];
+    for (const set of sets) if (!set.isEmpty()) ranges = mergeSorted(ranges, set.ranges);
+    return BitField.#fromSortedRanges(ranges);
+  }
+
+  /** The values in both sets. */
+  intersect(other: BitField): BitField {
+    const ranges: BitRange[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < this.ranges.length && j < other.ranges.length) {
+      const a = this.ranges[i]!;
+      const b = other.ranges[j]!;
+      // The overlap of the two ranges, if any: the later start to the earlier end.
+      const start = maxBigInt(a.start, b.start);
+      const end = minBigInt(a.end, b.end);
+      if (start < end) ranges.push({ start, end });
+      if (a.end < b.end) i++;
+      else j++;
+    }
+    return new BitField(ranges);
+  }
+
+  /** The values in this set and not in `other`. */
+  subtract(other: BitField): BitField {
+    if (this.isEmpty() || other.isEmpty()) return this;
+    const ranges: BitRange[] = [];
+    let j = 0;
+    for (const range of this.ranges) {
+      let start = range.start;
+      while (j < other.ranges.length && other.ranges[j]!.end <= start) j++;
+      for (let k = j; k < other.ranges.length && other.ranges[k]!.start < range.end; k++) {
+        const cut = other.ranges[k]!;
+        if (cut.start > start) ranges.push({ start, end: cut.start });
+        if (cut.end > start) start = cut.end;
+      }
+      if (start < range.end) ranges.push({ start, end: range.end });
+    }
+    return new BitField(ranges);
+  }
+
+  /** True when every value of `other` is in this set. */
+  containsAll(other: BitField): boolean {
+    return other.subtract(this).isEmpty();
+  }
+
+  /** True when some value of `other` is in this set. */
+  containsAny(other: BitField): boolean {
+    let i = 0;
+    let j = 0;
+    while (i < this.ranges.length && j < other.ranges.length) {
+      const a = this.ranges[i]!;
+      const b = other.ranges[j]!;
+      if (a.start < b.end && b.start < a.end) return true;
+      if (a.end < b.end) i++;
+      else j++;
+    }
+    return false;
+  }
+
+  /**
+   * Removes the values of `other` and shifts each remaining value down by the number of removed
+   * values below it (ref-fvm `BitField::cut`): how partition indices are renumbered after compaction.
+   */
+  cut(other: BitField): BitField {
+    const shifted: BitRange[] = [];
+    let removedBelow = 0n;
+    let j = 0;
+    for (const range of this.subtract(other).ranges) {
+      while (j < other.ranges.length && other.ranges[j]!.start < range.start) {
+        removedBelow += other.ranges[j]!.end - other.ranges[j]!.start;
+        j++;
+      }
+      shifted.push({ start: range.start - removedBelow, end: range.end - removedBelow });
+    }
+    return BitField.#fromSortedRanges(shifted);
+  }
+
+  /**
+   * The `count` values that follow the first `skip` values, in order (ref-fvm `BitField::slice`);
+   * a RangeError when the set holds fewer than `skip + count`.
+   */
+  slice(skip: bigint, count: bigint): BitField {
+    const ranges: BitRange[] = [];
+    let toSkip = skip;
+    let toTake = count;
+    for (const range of this.ranges) {
+      if (toTake === 0n) break;
+      const length = range.end - range.start;
+      if (toSkip >= length) {
+        toSkip -= length;
+        continue;
+      }
+      const start = range.start + toSkip;
+      const take = minBigInt(range.end - start, toTake);
+      ranges.push({ start, end: start + take });
+      toSkip = 0n;
+      toTake -= take;
+    }
+    if (toTake > 0n) throw new RangeError(`cannot slice ${count} values after ${skip} from a set of ${this.size}`);
+    return new BitField(ranges);
+  }
+
+  /** Sorted by start, possibly overlapping or adjacent: merged into the canonical form. */
+  static #fromSortedRanges(ranges: readonly BitRange[]): BitField {
+    const merged: BitRange[] = [];
+    for (const range of ranges) {
+      if (range.start >= range.end) continue;
+      const last = merged.at(-1);
+      if (last !== undefined && range.start <= last.end) {
+        if (range.end > last.end) merged[merged.length - 1] = { start: last.start, end: range.end };
+      } else {
+        merged.push(range);
+      }
+    }
+    return new BitField(merged);
+  }
+}
+
+// Math.min and Math.max do not take bigints.
+function minBigInt(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function maxBigInt(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+/** Two sorted range lists merged into one sorted by start (overlaps are left for the caller to merge). */
+function mergeSorted(a: readonly BitRange[], b: readonly BitRange[]): BitRange[] {
+  const out: BitRange[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.start <= b[j]!.start)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
 }
 
 /** Bits written least-significant first into bytes. */
@@ -226,8 +402,9 @@ export function decodeBitField(bytes: Uint8Array, path = 'BitField'): BitField {
   return BitField.fromRuns(runs);
 }
 
+/** go-bitfield `rlepluslazy` RLE.MarshalJSON: the runs, and `[0]` for the empty set. */
 export function bitFieldToLotusJson(bitField: BitField): JsonInteger[] {
-  return bitField.runs().map(toJsonInteger);
+  return bitField.isEmpty() ? [0] : bitField.runs().map(toJsonInteger);
 }
 
 export function bitFieldFromLotusJson(json: unknown, path = 'BitField'): BitField {

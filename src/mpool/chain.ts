@@ -8,9 +8,11 @@ import type { CID } from 'multiformats/cid';
 import type { BlockMessages } from '../chain/block-messages.js';
 import type { ChainStore } from '../chain/chain-store.js';
 import type { HeadChange } from '../chain/head-change.js';
+import { ChainRandomness, type RandomnessChain } from '../chain/randomness.js';
 import type { TipSetStates } from '../chain/tipset-states.js';
 import type { Blockstore } from '../ipld/index.js';
 import type { BlockHeader, TipSet, TipSetKey } from '../types/index.js';
+import type { RandomnessSource } from '../vm/index.js';
 
 export type { BlockMessages, HeadChange };
 
@@ -30,11 +32,14 @@ export interface MpoolChain {
   messagesForBlock(block: BlockHeader): BlockMessages;
   /** Calls `listener` for every head change, in order; returns the function that unsubscribes. */
   subscribeHeadChanges(listener: (change: HeadChange) => Promise<void>): () => void;
+  /** The chain's randomness as of `tipSet`, for messages run on the state after it (Lotus `NewStateRand(ts)`). */
+  randomness(tipSet: TipSet): RandomnessSource;
 }
 
 /** The node's chain store and tipset states seen as what the pool needs. */
 export function mpoolChainOf(
-  store: Pick<ChainStore, 'blockstore' | 'head' | 'loadTipSet' | 'blockMessages' | 'subscribeHeadChanges'>,
+  store: Pick<ChainStore, 'blockstore' | 'head' | 'loadTipSet' | 'blockMessages' | 'subscribeHeadChanges'> &
+    RandomnessChain,
   states: Pick<TipSetStates, 'stateOf'>,
 ): MpoolChain {
   return {
@@ -44,5 +49,6 @@ export function mpoolChainOf(
     stateAfter: async (tipSet) => (await states.stateOf(tipSet)).stateRoot,
     messagesForBlock: (block) => store.blockMessages(block),
     subscribeHeadChanges: (listener) => store.subscribeHeadChanges(listener),
+    randomness: (tipSet) => new ChainRandomness(store, tipSet),
   };
 }

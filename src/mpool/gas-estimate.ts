@@ -140,6 +140,7 @@ export class GasEstimator {
         baseFee: 0n,
         circulatingSupply: this.#circulatingSupply(stateRoot.toString(), tree),
         tracing: false,
+        randomness: this.#chain.randomness(tipSet),
       });
       for (const prior of this.#pool.pendingFor(message.from)) {
         if (prior.message.nonce === message.nonce) break;

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { LocalBeacon } from '../beacon/index.js';
+import { beaconSchedule, LocalBeacon } from '../beacon/index.js';
 import { ChainStore, TipSetStates } from '../chain/index.js';
 import { LedgerDatabase } from '../db/index.js';
 import { DEVNET_2K, type NetworkParams } from '../params/index.js';
@@ -68,9 +68,17 @@ export async function openDevnetChain(input: {
       );
     }
     const params = devnetParams(devnet);
-    const chain = ChainStore.initialize({ db, params, logger }, devnet.genesisCid);
-    const states = new TipSetStates(chain, db, logger);
     const beacon = LocalBeacon.fromSeed(devnet.beaconSeed, devnet.genesisTimestamp, devnet.blockDelaySecs);
+    const clock = {
+      genesisTime: devnet.genesisTimestamp,
+      blockDelaySecs: params.blockDelaySecs,
+      networkVersion: params.networkVersion,
+    };
+    const chain = ChainStore.initialize(
+      { db, params, logger, beaconSchedule: beaconSchedule(beacon.network, clock) },
+      devnet.genesisCid,
+    );
+    const states = new TipSetStates(chain, db, logger);
     return { db, params, chain, states, beacon, devnet };
   } catch (error) {
     db.close();

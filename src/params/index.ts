@@ -1,1 +1,1 @@
-export { DEVNET_2K, MAINNET, type NetworkParams } from './network-params.js';
+export { DEVNET_2K, MAINNET, type MinerPolicy, type NetworkParams } from './network-params.js';

@@ -40,9 +40,61 @@ export interface NetworkParams {
   /** Window PoSt proof types new miners may use (builtin-actors `valid_post_proof_type`; sector sizes of the build). */
   readonly windowPoStProofTypes: readonly number[];
   readonly eip155ChainId: number;
+  /** The storage miner actor's proving-period geometry and sector rules. */
+  readonly minerPolicy: MinerPolicy;
+}
+
+/**
+ * builtin-actors `runtime/src/runtime/policy.rs` `Policy`, the values that differ between networks or
+ * that window PoSt timing depends on. All in epochs unless named otherwise.
+ */
+export interface MinerPolicy {
+  /** Epochs each deadline's challenge window lasts (WPoStChallengeWindow). */
+  readonly wPoStChallengeWindow: bigint;
+  /** Deadlines per proving period (WPoStPeriodDeadlines, 48 everywhere). */
+  readonly wPoStPeriodDeadlines: bigint;
+  /** wPoStChallengeWindow × wPoStPeriodDeadlines (WPoStProvingPeriod). */
+  readonly wPoStProvingPeriod: bigint;
+  /** How far before a deadline opens its challenge randomness is drawn (WPoStChallengeLookback). */
+  readonly wPoStChallengeLookback: bigint;
+  /** How far before a deadline opens faults and recoveries must be declared (FaultDeclarationCutoff). */
+  readonly faultDeclarationCutoff: bigint;
+  /** How long after a deadline's window closes its optimistic proofs can be disputed (WPoStDisputeWindow). */
+  readonly wPoStDisputeWindow: bigint;
+  /** Epochs between pre-commit and the interactive seal seed (PreCommitChallengeDelay). */
+  readonly preCommitChallengeDelay: bigint;
+  /** Epochs a sector may stay faulty before it is terminated (FaultMaxAge, 42 proving periods). */
+  readonly faultMaxAge: bigint;
+  /** Seal proof types PreCommitSectorBatch2 accepts (valid_pre_commit_proof_type). */
+  readonly preCommitProofTypes: readonly number[];
 }
 
 const FIL = 10n ** 18n;
+
+/**
+ * A policy whose 48 deadlines last `challengeWindow` epochs each. As Lotus's `SetWPoStChallengeWindow`
+ * (filecoin-project/lotus `chain/actors/policy/policy.go`) scales it, the proving period, the dispute
+ * window (30 windows) and the fault age (42 periods) follow the window; lookback and cutoff do not.
+ */
+function minerPolicy(
+  challengeWindow: bigint,
+  preCommitChallengeDelay: bigint,
+  preCommitProofTypes: number[],
+): MinerPolicy {
+  const wPoStPeriodDeadlines = 48n;
+  const wPoStProvingPeriod = challengeWindow * wPoStPeriodDeadlines;
+  return {
+    wPoStChallengeWindow: challengeWindow,
+    wPoStPeriodDeadlines,
+    wPoStProvingPeriod,
+    wPoStChallengeLookback: 20n,
+    faultDeclarationCutoff: 70n,
+    wPoStDisputeWindow: challengeWindow * 30n,
+    faultMaxAge: wPoStProvingPeriod * 42n,
+    preCommitChallengeDelay,
+    preCommitProofTypes,
+  };
+}
 const BLOCK_GAS_LIMIT = 10_000_000_000n;
 
 const SHARED = {
@@ -72,6 +124,11 @@ export const DEVNET_2K: NetworkParams = {
   // StackedDrgWindow2KiBV1_1 and StackedDrgWindow8MiBV1_1 (the `sector-2k` and `sector-8m` actor builds).
   windowPoStProofTypes: [10, 11],
   eip155ChainId: 31415926,
+  // Lotus's 2k build keeps mainnet's 60-epoch window (a 3.2-hour proving period at 4 s): too slow to see a
+  // pledged sector proven. Four-epoch deadlines make a 192-epoch period, 6.4 minutes at 2 s blocks.
+  // Pre-commit delay 10 is builtin-actors' `short-precommit` build. Seal types: StackedDrg2KiB/8MiB V1_1
+  // and their synthetic variants (builtin-actors `sector-2k`, `sector-8m`).
+  minerPolicy: minerPolicy(4n, 10n, [5, 6, 10, 11]),
 };
 
 /** Mainnet's values (30-second epochs, 10 TiB minimum power), for a mainnet-like network. */
@@ -85,4 +142,6 @@ export const MAINNET: NetworkParams = {
   // StackedDrgWindow32GiBV1_1 and StackedDrgWindow64GiBV1_1.
   windowPoStProofTypes: [13, 14],
   eip155ChainId: 314,
+  // StackedDrg32GiB/64GiB V1_1 and their synthetic variants.
+  minerPolicy: minerPolicy(60n, 150n, [8, 9, 13, 14]),
 };

@@ -3,9 +3,11 @@
  * with multihash poseidon-bls12_381-a2-fc1 (0xb401); CommD (and piece CommP) is codec
  * fil-commitment-unsealed (0xf101) with multihash sha2-256-trunc254-padded (0x1012).
  */
+import { hash } from 'node:crypto';
 import { CID } from 'multiformats/cid';
 import * as Digest from 'multiformats/hashes/digest';
 import { ProofsError } from './errors.js';
+import { type RegisteredSealProof, sectorSize, windowPostProofOf } from './registered-proofs.js';
 
 export const FIL_COMMITMENT_UNSEALED = 0xf101;
 export const FIL_COMMITMENT_SEALED = 0xf102;
@@ -50,4 +52,22 @@ export function commRFromCid(cid: CID): Uint8Array {
 
 export function commDFromCid(cid: CID): Uint8Array {
   return fromCid('unsealed', cid);
+}
+
+/**
+ * CommD of a sector of zeros (a committed-capacity sector): the root of the binary sha2-256-trunc254
+ * tree over 32-byte zero leaves, each node `sha256(left ‖ right)` with its top two bits cleared
+ * (builtin-actors `actors/miner/src/commd.rs` ZERO_COMMD_HASH, filecoin-proofs `pieces.rs`). Pass it
+ * where a pre-commit's unsealed CID is null.
+ */
+export function zeroCommDCid(sealProof: number): CID {
+  if (windowPostProofOf(sealProof) === undefined) {
+    throw new ProofsError('ERR_INVALID_PROOF_INPUT', `unknown registered seal proof ${sealProof}`);
+  }
+  let node = new Uint8Array(32);
+  for (let leaves = sectorSize((sealProof % 5) as RegisteredSealProof) / 32n; leaves > 1n; leaves /= 2n) {
+    node = new Uint8Array(hash('sha256', Buffer.concat([node, node]), 'buffer'));
+    node[31] = (node[31] as number) & 0x3f;
+  }
+  return unsealedCid(node);
 }

@@ -1,4 +1,12 @@
-export { commDFromCid, commRFromCid, sealedCid, unsealedCid } from './commitments.js';
+export {
+  commDFromCid,
+  commRFromCid,
+  FIL_COMMITMENT_SEALED,
+  FIL_COMMITMENT_UNSEALED,
+  sealedCid,
+  unsealedCid,
+  zeroCommDCid,
+} from './commitments.js';
 export { configureProofs, type ProofsDirs, parameterDir, proofsDirs } from './environment.js';
 export { PROOFS_ERROR_CODES, ProofsError, type ProofsErrorCode } from './errors.js';
 export type { DealProposalJson, GenesisMinerJson, KeyInfoJson, PreSealJson } from './genesis-miner.js';
@@ -20,6 +28,7 @@ export {
   type PoStSector,
   preloadWinningPostKey,
   verifyWindowPost,
+  verifyWindowPostSync,
   verifyWinningPost,
   winningPostSectorChallenge,
 } from './post.js';
@@ -31,8 +40,10 @@ export {
   RegisteredPoStProof,
   RegisteredSealProof,
   sectorSize,
+  windowPostProofOf,
 } from './registered-proofs.js';
 export {
+  batchVerifySealsSync,
   commitSector,
   finalizeSector,
   precommitSector,
@@ -41,4 +52,5 @@ export {
   type SectorCommitments,
   type SectorRef,
   verifySeal,
+  verifySealSync,
 } from './seal.js';

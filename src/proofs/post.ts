@@ -5,7 +5,7 @@
  */
 import { proofsDirs } from './environment.js';
 import { ProofsError } from './errors.js';
-import { callAsync, native } from './native.js';
+import { call, callAsync, native } from './native.js';
 import { DEVNET_WINDOW_POST_PROOF, DEVNET_WINNING_POST_PROOF, type RegisteredPoStProof } from './registered-proofs.js';
 
 export interface PoStSector {
@@ -95,4 +95,9 @@ export function generateWindowPost(dir: string, request: PoStRequest): Promise<U
 
 export function verifyWindowPost(request: PoStRequest, proof: Uint8Array): Promise<boolean> {
   return callAsync(() => native.proofsVerifyWindowPostAsync(toNative(request, DEVNET_WINDOW_POST_PROOF), proof));
+}
+
+/** `verifyWindowPost` blocking the calling thread: the VM's `verify_post` syscall. */
+export function verifyWindowPostSync(request: PoStRequest, proof: Uint8Array): boolean {
+  return call(() => native.proofsVerifyWindowPost(toNative(request, DEVNET_WINDOW_POST_PROOF), proof));
 }

@@ -46,3 +46,15 @@ const SECTOR_SIZES = [2048n, 8n << 20n, 512n << 20n, 32n << 30n, 64n << 30n];
 export function sectorSize(proof: RegisteredSealProof): bigint {
   return SECTOR_SIZES[proof % 5] as bigint;
 }
+
+/** Seal proof numbers come in families of five sector sizes (V1, V1_1, synthetic, NI-PoRep). */
+const SEAL_PROOF_FAMILIES = 4;
+
+/**
+ * The window PoSt type a sector sealed with `sealProof` is proven with: V1_1 of its size
+ * (go-state-types `abi/sector.go` RegisteredWindowPoStProof); undefined for an unknown number.
+ */
+export function windowPostProofOf(sealProof: number): RegisteredPoStProof | undefined {
+  if (!Number.isInteger(sealProof) || sealProof < 0 || sealProof >= SEAL_PROOF_FAMILIES * 5) return undefined;
+  return (RegisteredPoStProof.StackedDrgWindow2KiBV1_1 + (sealProof % 5)) as RegisteredPoStProof;
+}

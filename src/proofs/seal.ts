@@ -4,7 +4,7 @@
  * lotus-seed's layout (`sealed/s-t0<miner>-<n>`, `cache/s-t0<miner>-<n>/`, `unsealed/…`).
  */
 import { proofsDirs } from './environment.js';
-import { callAsync, native } from './native.js';
+import { call, callAsync, native } from './native.js';
 import { DEVNET_SEAL_PROOF, type RegisteredSealProof } from './registered-proofs.js';
 
 export interface SectorRef {
@@ -75,8 +75,25 @@ export interface SealVerifyInfo extends SectorCommitments {
   sealProof?: RegisteredSealProof;
 }
 
+function sealToNative(info: SealVerifyInfo) {
+  proofsDirs();
+  return { ...info, sealProof: info.sealProof ?? DEVNET_SEAL_PROOF };
+}
+
 /** True only for a valid seal proof; malformed proof bytes are simply invalid. Needs the PoRep verifying key. */
 export function verifySeal(info: SealVerifyInfo): Promise<boolean> {
-  proofsDirs();
-  return callAsync(() => native.proofsVerifySealAsync({ ...info, sealProof: info.sealProof ?? DEVNET_SEAL_PROOF }));
+  return callAsync(() => native.proofsVerifySealAsync(sealToNative(info)));
+}
+
+/** `verifySeal` blocking the calling thread (a few milliseconds for 2 KiB): the VM's syscall. */
+export function verifySealSync(info: SealVerifyInfo): boolean {
+  return call(() => native.proofsVerifySeal(sealToNative(info)));
+}
+
+/**
+ * Verifies seals in parallel inside the native core (ref-fvm `batch_verify_seals`), one answer per
+ * info in order. A proof the proofs library refuses is false; missing parameters throw.
+ */
+export function batchVerifySealsSync(infos: readonly SealVerifyInfo[]): boolean[] {
+  return call(() => native.proofsBatchVerifySeals(infos.map(sealToNative)));
 }

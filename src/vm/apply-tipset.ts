@@ -35,7 +35,7 @@ import { ExitCode } from './exit-code.js';
 import { selectTipsetMessages } from './message-selection.js';
 import { CronMethod, RewardMethod } from './methods.js';
 import { type MessageApplication, Vm } from './vm.js';
-import type { VmContext } from './vm-context.js';
+import type { RandomnessSource, VmContext } from './vm-context.js';
 
 export interface TipsetBlock {
   readonly miner: Address;
@@ -56,6 +56,8 @@ export interface TipsetInput {
   readonly genesisTimestamp: bigint;
   /** In ticket order. */
   readonly blocks: readonly TipsetBlock[];
+  /** The chain's randomness as of this tipset (Lotus `NewStateRand(ts)`); none only without a chain. */
+  readonly randomness?: RandomnessSource | undefined;
 }
 
 export interface TipsetOptions {
@@ -193,6 +195,7 @@ async function execute(working: WorkingState, input: TipsetInput, options: Tipse
     baseFee: input.baseFee,
     circulatingSupply: circulatingSupply(tree, params),
     tracing,
+    randomness: input.randomness,
   });
   const runImplicit = (vm: Vm, message: Message, what: string): void => {
     const applied = vm.applyImplicitMessage(message);

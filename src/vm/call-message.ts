@@ -12,12 +12,15 @@ import { invocResult } from './apply-tipset.js';
 import { circulatingSupply } from './circulating-supply.js';
 import type { InvocResult } from './execution-trace.js';
 import { Vm } from './vm.js';
+import type { RandomnessSource } from './vm-context.js';
 
 export interface CallOptions {
   readonly networkParams: NetworkParams;
   readonly epoch: bigint;
   readonly timestamp: bigint;
   readonly baseFee: bigint;
+  /** The chain's randomness as of the tipset the call runs on (Lotus `NewStateRand(ts)`). */
+  readonly randomness?: RandomnessSource | undefined;
   /**
    * `implicit` (StateCall): no nonce, fee or inclusion checks. `explicit` (gas estimation): the
    * message is pre-validated and charged as a chain message of `chainLength` bytes.
@@ -41,6 +44,7 @@ export function callMessage(
       baseFee: options.baseFee,
       circulatingSupply: circulatingSupply(tree, options.networkParams),
       tracing: true,
+      randomness: options.randomness,
     });
     const cid = messageCid(message);
     const application =

@@ -7,15 +7,37 @@ export { accountStateCodec, accountStateStruct } from './actors/account.js';
 export { type FilterEstimate, filterEstimateStruct } from './actors/cbor.js';
 export { cronStateCodec, cronStateStruct, encodeCronConstructorParams } from './actors/cron.js';
 export { initStateCodec } from './actors/init.js';
-export { encodePresealSetupParams, type PreSealedSector, type PresealSetupParams } from './actors/miner.js';
-export { createMinerDeposit, initialPledgeForPower, type PledgeInputs } from './actors/miner-monies.js';
+export { updateClaimedPowerParams } from './actors/method-params.js';
+export { type DeadlineInfo, deadlineInfoStruct, newDeadlineInfo } from './actors/miner/deadline-info.js';
 export {
+  createMinerDeposit,
+  initialPledgeForPower,
+  type PledgeInputs,
+  preCommitDepositForPower,
+  withLotusEstimateMargin,
+} from './actors/miner/monies.js';
+export { internalSectorSetupForPresealParams } from './actors/miner/onboarding.js';
+export {
+  poStPartitionStruct,
+  preCommitSectorBatch2Params,
+  proveCommitSectors3Params,
+  type SectorPreCommitInfo,
+  sectorPreCommitInfoStruct,
+  submitWindowedPoStParams,
+} from './actors/miner/params.js';
+export type { Partition } from './actors/miner/partition.js';
+export {
+  EPOCHS_IN_DAY,
   qaPowerForWeight,
+  qaPowerMax,
   sectorSizeOfSealProof,
   sectorSizeOfWindowPoStProof,
   winningPoStProofOfSealProof,
-} from './actors/miner-policy.js';
+} from './actors/miner/policy.js';
+export { type SectorPreCommitOnChainInfo, sectorPreCommitOnChainInfoStruct } from './actors/miner/precommits.js';
+export { activateAllUnproven } from './actors/miner/proving-state.js';
 export {
+  availableBalance,
   decodeMinerInfo,
   type MinerInfo,
   type MinerState,
@@ -24,7 +46,7 @@ export {
   minerStateStruct,
   type SectorOnChainInfo,
   sectorOnChainInfoStruct,
-} from './actors/miner-state.js';
+} from './actors/miner/state.js';
 export {
   encodeMultisigConstructorParams,
   encodeProposeParams,
@@ -79,6 +101,6 @@ export { selectTipsetMessages, type TipsetBlockMessages } from './message-select
 export { verifySecpMessageSignatures } from './message-signatures.js';
 export * from './methods.js';
 export * from './queries.js';
-export type { Mutable, Runtime, SendResult, StateCodec } from './runtime.js';
+export type * from './runtime.js';
 export { type MessageApplication, Vm } from './vm.js';
-export type { VmContext } from './vm-context.js';
+export type { RandomnessSource, VmContext } from './vm-context.js';

@@ -4,15 +4,35 @@
  * reach the actor as the user exit codes builtin-actors maps them to.
  */
 import type { CID } from 'multiformats/cid';
-import { blake2b256, bls, secp256k1 } from '../crypto/index.js';
+import { blake2b256, bls, type DomainSeparationTag, drawRandomnessFromDigest, secp256k1 } from '../crypto/index.js';
 import type { Block, Blockstore } from '../ipld/index.js';
 import { type ActorName, actorNameOf, EMPTY_STATE_HEAD, INIT_ACTOR_ID, putCborBytes } from '../state/index.js';
 import { type Address, AddressProtocol, type Signature, SignatureType } from '../types/index.js';
 import type { CallManager, SendFailure } from './call-manager.js';
-import { ActorError } from './errors.js';
+import { ActorError, VmError, VmErrorCode } from './errors.js';
 import { ExitCode } from './exit-code.js';
-import { onBlockOpen, onBlockWrite, onHashing, onVerifySignature } from './gas/price-list.js';
-import type { Runtime, SendResult, StateCodec } from './runtime.js';
+import {
+  onBlockOpen,
+  onBlockWrite,
+  onGetRandomness,
+  onHashing,
+  onVerifyPost,
+  onVerifySeal,
+  onVerifySignature,
+} from './gas/price-list.js';
+import * as proofSyscalls from './proof-syscalls.js';
+import type {
+  AggregateSealVerifyInfo,
+  Runtime,
+  SealVerifyInfo,
+  SendResult,
+  StateCodec,
+  WindowPoStVerifyInfo,
+} from './runtime.js';
+import type { RandomnessSource } from './vm-context.js';
+
+/** int64 DST ‖ 32-byte digest ‖ int64 round: what a draw hashes before the entropy. */
+const DRAW_PREFIX_LENGTH = 8 + 32 + 8;
 
 /** How builtin-actors turns a refused send into an exit code (runtime `From<SendError>`). */
 function exitCodeForRefusal(failure: SendFailure): ExitCode {
@@ -211,8 +231,73 @@ export class InvocationRuntime implements Runtime {
     return blake2b256(data);
   }
 
+  getRandomnessFromTickets(tag: DomainSeparationTag, round: bigint, entropy: Uint8Array): Uint8Array {
+    return this.#draw((source) => source.ticketDigest(round), tag, round, entropy);
+  }
+
+  getRandomnessFromBeacon(tag: DomainSeparationTag, round: bigint, entropy: Uint8Array): Uint8Array {
+    return this.#draw((source) => source.beaconDigest(round), tag, round, entropy);
+  }
+
+  verifySeal(info: SealVerifyInfo): boolean {
+    this.#calls.charge(onVerifySeal());
+    return proofSyscalls.verifySeal(info);
+  }
+
+  batchVerifySeals(infos: readonly SealVerifyInfo[]): boolean[] {
+    for (const _ of infos) this.#calls.charge(onVerifySeal());
+    return proofSyscalls.batchVerifySeals(infos);
+  }
+
+  verifyAggregateSeals(aggregate: AggregateSealVerifyInfo): never {
+    // SnarkPack verification needs the aggregation SRS (Filecoin's trusted-setup parameters),
+    // which this machine cannot download, so the native core has no aggregate verifier.
+    return this.abort(
+      ExitCode.UsrIllegalArgument,
+      `aggregate proofs are not supported by this node (${aggregate.infos.length} sectors of f0${aggregate.miner})`,
+    );
+  }
+
+  verifyPoSt(info: WindowPoStVerifyInfo): boolean {
+    this.#calls.charge(onVerifyPost(info.challengedSectors.length));
+    return proofSyscalls.verifyPoSt(info);
+  }
+
   abort(exitCode: ExitCode, message: string): never {
     throw new ActorError(exitCode, message);
+  }
+
+  /**
+   * The FVM randomness syscall (ref-fvm `kernel/default.rs`: a future round is an illegal
+   * argument, gas by lookback, extern failures are illegal arguments, which builtin-actors turns
+   * into USR_ILLEGAL_ARGUMENT), then builtin-actors' draw through the charged blake2b syscall.
+   */
+  #draw(
+    digestOf: (source: RandomnessSource) => Uint8Array,
+    tag: DomainSeparationTag,
+    round: bigint,
+    entropy: Uint8Array,
+  ): Uint8Array {
+    const source = this.#calls.context.randomness;
+    if (source === undefined) {
+      throw new VmError(
+        VmErrorCode.InvalidInput,
+        `f0${this.receiver} asked for chain randomness at epoch ${round}, but this VM runs without a chain (genesis)`,
+      );
+    }
+    const lookback = this.epoch - round;
+    if (lookback < 0n) {
+      this.abort(ExitCode.UsrIllegalArgument, `invalid lookback epoch: randomness epoch ${round} is in the future`);
+    }
+    this.#calls.charge(onGetRandomness(lookback));
+    let digest: Uint8Array;
+    try {
+      digest = digestOf(source);
+    } catch (error) {
+      return this.abort(ExitCode.UsrIllegalArgument, `invalid lookback epoch: ${(error as Error).message}`);
+    }
+    this.#calls.charge(onHashing(DRAW_PREFIX_LENGTH + entropy.length));
+    return drawRandomnessFromDigest(digest, tag, round, entropy);
   }
 
   #self() {

@@ -6,6 +6,8 @@
  * the whole message.
  */
 
+import type { CID } from 'multiformats/cid';
+import type { DomainSeparationTag } from '../crypto/index.js';
 import type { Blockstore } from '../ipld/index.js';
 import type { NetworkParams } from '../params/index.js';
 import type { ActorName } from '../state/index.js';
@@ -28,6 +30,52 @@ export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export interface SendResult {
   readonly exitCode: ExitCode;
   readonly returnData: Uint8Array | null;
+}
+
+/**
+ * A seal proof to check (go-state-types `proof.SealVerifyInfo`, less the deal IDs v18 leaves
+ * empty); the sector id is the miner's actor id and the sector number.
+ */
+export interface SealVerifyInfo {
+  /** The RegisteredSealProof number as on chain. */
+  readonly sealProof: number;
+  readonly minerId: bigint;
+  readonly sectorNumber: bigint;
+  /** The seal randomness (32 bytes, unmasked). */
+  readonly ticket: Uint8Array;
+  /** The interactive randomness (32 bytes, unmasked). */
+  readonly seed: Uint8Array;
+  readonly proof: Uint8Array;
+  readonly sealedCid: CID;
+  /** CommD; for a committed-capacity sector the caller passes `zeroCommDCid(sealProof)`. */
+  readonly unsealedCid: CID;
+}
+
+/** go-state-types `proof.SectorInfo`: a sector challenged by a window PoSt. */
+export interface ChallengedSector {
+  readonly sealProof: number;
+  readonly sectorNumber: bigint;
+  readonly sealedCid: CID;
+}
+
+/** A window PoSt to check (go-state-types `proof.WindowPoStVerifyInfo`). */
+export interface WindowPoStVerifyInfo {
+  /** The challenge draw (32 bytes, unmasked: the syscall masks it). */
+  readonly randomness: Uint8Array;
+  /** go-state-types `proof.PoStProof`: the RegisteredPoStProof number and the proof bytes. */
+  readonly proofs: readonly { readonly postProof: number | bigint; readonly proofBytes: Uint8Array }[];
+  readonly challengedSectors: readonly ChallengedSector[];
+  /** The miner's actor id. */
+  readonly prover: bigint;
+}
+
+/** go-state-types `proof.AggregateSealVerifyProofAndInfos` (SnarkPack); this node cannot verify it. */
+export interface AggregateSealVerifyInfo {
+  readonly miner: bigint;
+  readonly sealProof: number;
+  readonly aggregateProof: bigint;
+  readonly proof: Uint8Array;
+  readonly infos: readonly unknown[];
 }
 
 export interface Runtime {
@@ -80,6 +128,27 @@ export interface Runtime {
   /** Checks a secp256k1 or BLS signature by `signer` (an f1 or f3 address) over `plaintext`. */
   verifySignature(signature: Signature, signer: Address, plaintext: Uint8Array): boolean;
   hashBlake2b(data: Uint8Array): Uint8Array;
+
+  /**
+   * DrawRandomness over the min ticket at `round` (builtin-actors `get_randomness_from_tickets`).
+   * Aborts with USR_ILLEGAL_ARGUMENT when `round` is after the current epoch or the chain cannot
+   * answer, as the FVM's syscall error reaches the actor.
+   */
+  getRandomnessFromTickets(tag: DomainSeparationTag, round: bigint, entropy: Uint8Array): Uint8Array;
+  /** DrawRandomness over the beacon entry `round` reads; fails as `getRandomnessFromTickets` does. */
+  getRandomnessFromBeacon(tag: DomainSeparationTag, round: bigint, entropy: Uint8Array): Uint8Array;
+
+  /** True only for a valid seal proof; inputs the FVM would refuse (a CID of the wrong kind) are false. */
+  verifySeal(info: SealVerifyInfo): boolean;
+  /** One answer per info, verified in parallel (FVM `batch_verify_seals`; gas per info). */
+  batchVerifySeals(infos: readonly SealVerifyInfo[]): boolean[];
+  /** Aborts with USR_ILLEGAL_ARGUMENT: aggregate (SnarkPack) verification is not available here. */
+  verifyAggregateSeals(aggregate: AggregateSealVerifyInfo): never;
+  /**
+   * True only for a valid window PoSt (FVM `verify_post`): the randomness is masked, sectors listed
+   * twice count once, every sector's seal type must match the proof's PoSt type.
+   */
+  verifyPoSt(info: WindowPoStVerifyInfo): boolean;
 
   /** Ends the invocation with `exitCode`, undoing its state changes. */
   abort(exitCode: ExitCode, message: string): never;

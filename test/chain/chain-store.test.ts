@@ -31,9 +31,9 @@ describe('weight (Lotus filcns weight.go)', () => {
     expect(tipSetWeight(t.chain.blockstore, one, PARAMS)).toBe(base + log2P * 256n + (log2P * 256n * 1n) / 10n);
     expect(tipSetWeight(t.chain.blockstore, three, PARAMS)).toBe(base + log2P * 256n + (log2P * 256n * 3n) / 10n);
     // Lotus's weight (filecoin-project/lotus `chain/consensus/filcns/weight.go`) for 2 KiB
-    // sectors, with this genesis's power: 2 pre-sealed sectors.
-    expect(power).toBe(40960n);
-    expect(tipSetWeight(t.chain.blockstore, one, PARAMS) - base).toBe(15n * 256n + 384n);
+    // sectors, with this genesis's power: 2 pre-sealed committed-capacity sectors.
+    expect(power).toBe(4096n);
+    expect(tipSetWeight(t.chain.blockstore, one, PARAMS) - base).toBe(12n * 256n + 307n);
     t.db.close();
   });
 

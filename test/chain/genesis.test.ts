@@ -14,6 +14,7 @@ import {
 import { getBlock, importCar, MemoryBlockstore } from '../../src/ipld/index.js';
 import { actorNameOf, StateTree } from '../../src/state/index.js';
 import { Address, decodeCbor, txMetaCid } from '../../src/types/index.js';
+import { Deadlines } from '../../src/vm/actors/miner/deadlines.js';
 import {
   cronStateCodec,
   initStateCodec,
@@ -24,6 +25,9 @@ import {
   minerState,
   multisigStateCodec,
   powerState,
+  preCommitDepositForPower,
+  qaPowerMax,
+  rewardStateCodec,
   winningPoStProofOfSealProof,
 } from '../../src/vm/index.js';
 import { accountOf, devnetTemplate, FIL, genesisMiner, multisigAccount, PARAMS } from '../helpers/genesis.js';
@@ -147,14 +151,14 @@ describe('genesis', () => {
     expect(sectors.map((s) => s.sealedCid.toString())).toEqual(manifest.sectors.map((s) => s.commR.toString()));
     const power = minerPower(tree, miner, PARAMS)!;
     expect(power.miner.rawBytePower).toBe(4096n);
-    // Pre-seal deals count as verified (as Lotus's genesis makes them): 10× quality.
-    expect(power.miner.qualityAdjPower).toBe(40960n);
+    // Committed-capacity sectors (this chain has no market for Lotus's pre-seal deals): QA power = raw power.
+    expect(power.miner.qualityAdjPower).toBe(4096n);
     expect(power.hasMinPower).toBe(true);
-    expect(power.total).toEqual({ raw: 4096n, qa: 40960n });
+    expect(power.total).toEqual({ raw: 4096n, qa: 4096n });
     const ps = powerState(tree);
     expect([ps.thisEpochRawBytePower, ps.thisEpochQualityAdjPower, ps.minerCount, ps.minerAboveMinPowerCount]).toEqual([
       4096n,
-      40960n,
+      4096n,
       1n,
       1n,
     ]);
@@ -171,7 +175,24 @@ describe('genesis', () => {
     expect(state.initialPledge).toBeGreaterThan(0n);
     expect(state.lockedFunds).toBeGreaterThan(0n);
     expect(ps.totalPledgeCollateral).toBe(state.initialPledge);
-    expect(tree.getActor(1000n)!.balance).toBe(state.initialPledge + state.lockedFunds);
+    // Lotus's genesis sends each pre-commit its deposit and pledge; activation frees the deposit.
+    const reward = rewardStateCodec.decode(getBlock(tree.store, tree.getActor(2n)!.head));
+    const deposit = preCommitDepositForPower(
+      reward.thisEpochRewardSmoothed,
+      ps.thisEpochQaPowerSmoothed,
+      qaPowerMax(2048n),
+    );
+    expect(tree.getActor(1000n)!.balance).toBe(state.initialPledge + state.lockedFunds + 2n * deposit);
+    // As Lotus's genesis leaves it: pre-commits consumed, sectors proven in a partition, the deadline cron running.
+    expect(state.preCommitDeposits).toBe(0n);
+    expect(state.deadlineCronActive).toBe(true);
+    const deadlines = Deadlines.load(tree.store, state.deadlines);
+    const located = sectors.map((s) => deadlines.findSector(tree.store, s.sectorNumber));
+    const partition = deadlines
+      .loadDeadline(tree.store, located[0]!.deadline)
+      .loadPartition(tree.store, located[0]!.partition);
+    expect([...partition.activeSectors().values()]).toEqual([0n, 1n]);
+    expect(partition.unproven.isEmpty()).toBe(true);
   });
 
   test('reads Lotus JSON templates and lotus-seed miner manifests', () => {

@@ -5,7 +5,7 @@
 import type { CID } from 'multiformats/cid';
 import type { MemoryBlockstore } from '../../src/ipld/index.js';
 import type { Message, SignedMessage } from '../../src/types/index.js';
-import { applyTipset, type TipsetApplication, type TipsetBlock } from '../../src/vm/index.js';
+import { applyTipset, type RandomnessSource, type TipsetApplication, type TipsetBlock } from '../../src/vm/index.js';
 import { GENESIS_TIMESTAMP, MINER, PARAMS } from './genesis.js';
 
 /** Applies one tipset at `epoch` (parent `epoch − 1`) with the 2k parameters. */
@@ -14,7 +14,7 @@ export function applyAt(
   root: CID,
   epoch: bigint,
   blocks: readonly TipsetBlock[],
-  options: { baseFee?: bigint; trace?: boolean; parentEpoch?: bigint } = {},
+  options: { baseFee?: bigint; trace?: boolean; parentEpoch?: bigint; randomness?: RandomnessSource } = {},
 ): Promise<TipsetApplication> {
   return applyTipset(
     chain.store,
@@ -26,6 +26,7 @@ export function applyAt(
       timestamp: GENESIS_TIMESTAMP + epoch * PARAMS.blockDelaySecs,
       genesisTimestamp: GENESIS_TIMESTAMP,
       blocks,
+      randomness: options.randomness,
     },
     { networkParams: PARAMS, trace: options.trace ?? false },
   );

@@ -10,7 +10,7 @@ import { generateJwtSecret, type RpcMethod, RpcServer, TokenAuthority } from '..
 import type { RpcLimits } from '../../src/rpc/limits.js';
 import { setDefaultNetwork } from '../../src/types/index.js';
 import { Keystore, Wallet } from '../../src/wallet/index.js';
-import { TestChain } from './test-chain.js';
+import { TestChain, type TestChainOptions } from './test-chain.js';
 
 export interface ChainServer {
   readonly t: TestChain;
@@ -27,11 +27,13 @@ export interface ChainServerOptions {
   readonly limits?: Partial<RpcLimits>;
   readonly methods?: readonly RpcMethod[];
   readonly logger?: Logger;
+  /** The chain fixture's options (fundedTemplate() by default). */
+  readonly chain?: TestChainOptions;
 }
 
 export async function startChainServer(options: ChainServerOptions = {}): Promise<ChainServer> {
   setDefaultNetwork('t');
-  const t = TestChain.create();
+  const t = TestChain.create(options.chain);
   const directory = mkdtempSync(join(tmpdir(), 'ledger-chain-rpc-'));
   const tokens = new TokenAuthority(generateJwtSecret());
   const server = await RpcServer.start({

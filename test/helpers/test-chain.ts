@@ -9,11 +9,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGenesis, type GenesisTemplate } from '../../src/chain/genesis/index.js';
-import { ChainStore, childBaseFee, type HeadChange, TipSetStates, txMetaCidOf } from '../../src/chain/index.js';
+import {
+  type BeaconSchedule,
+  ChainStore,
+  childBaseFee,
+  type HeadChange,
+  TipSetStates,
+  txMetaCidOf,
+} from '../../src/chain/index.js';
 import { blake2b256 } from '../../src/crypto/index.js';
 import { LedgerDatabase } from '../../src/db/index.js';
 import type { NetworkParams } from '../../src/params/index.js';
 import {
+  type BeaconEntry,
   type BlockHeader,
   type Message,
   messageCid,
@@ -30,6 +38,8 @@ export interface BlockSpec {
   readonly winCount?: bigint;
   readonly secp?: readonly SignedMessage[];
   readonly bls?: readonly Message[];
+  /** None by default. */
+  readonly beaconEntries?: readonly BeaconEntry[];
 }
 
 export interface TestChainOptions {
@@ -43,6 +53,8 @@ export interface TestChainOptions {
   readonly db?: LedgerDatabase;
   /** The chain store's parameters (default PARAMS); the genesis is built with PARAMS. */
   readonly params?: NetworkParams;
+  /** The chain store's beacon rounds by epoch (none by default: beacon randomness then fails). */
+  readonly beaconSchedule?: BeaconSchedule;
 }
 
 export interface TestChainPlace {
@@ -82,7 +94,10 @@ export class TestChain {
     const directory = options.onDisk === true ? mkdtempSync(join(tmpdir(), 'ledger-test-chain-')) : undefined;
     const db = options.db ?? LedgerDatabase.open(databaseIn(directory));
     const genesis = buildGenesis(db.blockstore, template, PARAMS);
-    const chain = ChainStore.initialize({ db, params: options.params ?? PARAMS }, genesis.cid);
+    const chain = ChainStore.initialize(
+      { db, params: options.params ?? PARAMS, beaconSchedule: options.beaconSchedule },
+      genesis.cid,
+    );
     return new TestChain(db, chain, { senders, directory });
   }
 
@@ -109,7 +124,7 @@ export class TestChain {
         miner: MINER,
         ticket: { vrfProof: ticketProof(label) },
         electionProof: { winCount: spec.winCount ?? 1n, vrfProof: blake2b256(new TextEncoder().encode(`e:${label}`)) },
-        beaconEntries: [],
+        beaconEntries: spec.beaconEntries ?? [],
         winPoStProof: [],
         parents: parent.cids,
         parentWeight: this.chain.weightOf(parent),

@@ -150,3 +150,67 @@ test('a declared struct carries a bitfield field: RLE+ bytes in CBOR, runs in JS
     'Partition.Sectors: invalid RLE+ bitfield: unsupported version',
   );
 });
+
+describe('set operations (ref-fvm ipld/bitfield `|`, `&`, `-`, cut, slice)', () => {
+  const set = (...values: number[]) => BitField.of(values);
+  const list = (bitField: BitField) => [...bitField.values()].map(Number);
+
+  test('worked examples', () => {
+    const a = set(0, 1, 2, 8, 9, 20);
+    const b = set(2, 3, 9, 10, 30);
+    expect(list(a.union(b))).toEqual([0, 1, 2, 3, 8, 9, 10, 20, 30]);
+    expect(list(a.intersect(b))).toEqual([2, 9]);
+    expect(list(a.subtract(b))).toEqual([0, 1, 8, 20]);
+    expect(list(BitField.unionAll([a, b, set(4, 5)]))).toEqual([0, 1, 2, 3, 4, 5, 8, 9, 10, 20, 30]);
+    expect(a.containsAll(set(0, 9, 20))).toBe(true);
+    expect(a.containsAll(set(0, 3))).toBe(false);
+    expect(a.containsAny(set(3, 20))).toBe(true);
+    expect(a.containsAny(set(3, 4, 5))).toBe(false);
+    expect([a.first(), a.last(), BitField.EMPTY.first(), BitField.EMPTY.last()]).toEqual([
+      0n,
+      20n,
+      undefined,
+      undefined,
+    ]);
+    expect(BitField.EMPTY.isEmpty()).toBe(true);
+    // cut removes the bits of the other set and closes the gaps: {0,1,2,8,9,20} cut {1,8} → {0,1,7,18}.
+    expect(list(a.cut(set(1, 8)))).toEqual([0, 1, 7, 18]);
+    // Gaps closed by the cut merge ranges: {0,1,3,4} cut {2} → {0..3}.
+    expect(set(0, 1, 3, 4).cut(set(2)).ranges).toEqual([{ start: 0n, end: 4n }]);
+    expect(list(a.slice(2n, 3n))).toEqual([2, 8, 9]);
+    expect(() => a.slice(4n, 3n)).toThrow('cannot slice 3 values after 4 from a set of 6');
+    // Results are canonical: the union of adjacent ranges is one range and encodes as such.
+    expect(toHex(encodeBitField(set(0, 1, 2).union(set(3, 4))))).toBe(toHex(encodeBitField(ones(5))));
+  });
+
+  test('agree with plain sets on pseudo-random inputs', () => {
+    let seed = 20;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const randomSet = () => {
+      const values: number[] = [];
+      for (let i = 0, n = Math.floor(random() * 40); i < n; i++) values.push(Math.floor(random() * 64));
+      return values;
+    };
+    const sorted = (values: Iterable<number>) => [...new Set(values)].sort((x, y) => x - y);
+    for (let round = 0; round < 300; round++) {
+      const x = randomSet();
+      const y = randomSet();
+      const a = BitField.of(x);
+      const b = BitField.of(y);
+      const inY = new Set(y);
+      expect(list(a.union(b))).toEqual(sorted([...x, ...y]));
+      expect(list(a.intersect(b))).toEqual(sorted(x.filter((v) => inY.has(v))));
+      expect(list(a.subtract(b))).toEqual(sorted(x.filter((v) => !inY.has(v))));
+      expect(a.containsAll(b)).toBe(y.every((v) => x.includes(v)));
+      expect(a.containsAny(b)).toBe(y.some((v) => x.includes(v)));
+      const cut = sorted(x.filter((v) => !inY.has(v))).map(
+        (v) => v - y.filter((c, i) => c < v && y.indexOf(c) === i).length,
+      );
+      expect(list(a.cut(b))).toEqual(cut);
+      for (const v of [0, 17, 63]) expect(a.has(BigInt(v))).toBe(x.includes(v));
+    }
+  });
+});

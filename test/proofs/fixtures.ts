@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type PoStSector, presealSector } from '../../src/proofs/index.js';
+import { commitSector, type PoStSector, precommitSector, presealSector } from '../../src/proofs/index.js';
 
 /** Generating parameters on a cold cache takes minutes (PoRep: tens of minutes on 2 cores). */
 export const PARAMETERS_TIMEOUT_MS = 60 * 60_000;
@@ -33,4 +33,34 @@ export function flipByte(bytes: Uint8Array, index: number): Uint8Array {
 
 export function filled(byte: number, length = 32): Uint8Array {
   return new Uint8Array(length).fill(byte);
+}
+
+export interface SealedSector {
+  minerId: bigint;
+  sectorNumber: bigint;
+  ticket: Uint8Array;
+  seed: Uint8Array;
+  commR: Uint8Array;
+  commD: Uint8Array;
+  proof: Uint8Array;
+}
+
+/**
+ * Seals a committed-capacity 2 KiB sector (a piece of zeros, as Lotus pledges) for real: PC1, PC2,
+ * C1, C2 in a temporary directory, which is removed afterwards. Needs the PoRep parameters.
+ */
+export async function sealCommittedCapacitySector(
+  minerId: bigint,
+  sectorNumber: bigint,
+  randomness: { ticket: Uint8Array; seed: Uint8Array },
+): Promise<SealedSector> {
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-cc-sector-'));
+  try {
+    const sector = { dir, minerId, sectorNumber };
+    const commitments = await precommitSector(sector, { ticket: randomness.ticket, piece: new Uint8Array(2032) });
+    const proof = await commitSector(sector, { ...commitments, ...randomness });
+    return { minerId, sectorNumber, ...randomness, ...commitments, proof };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

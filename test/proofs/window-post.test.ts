@@ -1,4 +1,10 @@
-import { ensureParameters, generateWindowPost, type PoStRequest, verifyWindowPost } from '../../src/proofs/index.js';
+import {
+  ensureParameters,
+  generateWindowPost,
+  type PoStRequest,
+  verifyWindowPost,
+  verifyWindowPostSync,
+} from '../../src/proofs/index.js';
 import { filled, flipByte, PARAMETERS_TIMEOUT_MS, type PresealedMiner, presealedMiner } from './fixtures.js';
 
 describe('window PoSt over pre-sealed sectors', () => {
@@ -37,6 +43,17 @@ describe('window PoSt over pre-sealed sectors', () => {
     } finally {
       await other.remove();
     }
+  });
+
+  it('verifies on the calling thread too (the VM syscall), refusing a flipped byte', () => {
+    expect(verifyWindowPostSync(request, proof)).toBe(true);
+    expect(verifyWindowPostSync(request, flipByte(proof, 50))).toBe(false);
+  });
+
+  it('masks the randomness: the top two bits of its last byte do not count', () => {
+    const topBitsSet = Uint8Array.from(request.randomness);
+    topBitsSet[31] = (topBitsSet[31] as number) | 0xc0;
+    expect(verifyWindowPostSync({ ...request, randomness: topBitsSet }, proof)).toBe(true);
   });
 
   it('fails for another sector set', async () => {

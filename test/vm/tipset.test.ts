@@ -120,8 +120,8 @@ describe('applyTipset', () => {
     );
     expect(crons.map((r) => r.msg.nonce)).toEqual([2n, 3n, 4n]);
     for (const cron of crons) {
-      // Cron → power OnEpochTickEnd → reward UpdateNetworkKPI.
-      expect(cron.executionTrace.subcalls[0]!.subcalls[0]!.msg.method).toBe(RewardMethod.UpdateNetworkKPI);
+      // Cron → power OnEpochTickEnd → (reward ThisEpochReward, the miners' callbacks, then) reward UpdateNetworkKPI.
+      expect(cron.executionTrace.subcalls[0]!.subcalls.at(-1)!.msg.method).toBe(RewardMethod.UpdateNetworkKPI);
     }
     const reward = rewardStateCodec.decode(
       getBlock(chain.store, loadTree(chain, result.stateRoot).getActor(REWARD_ACTOR_ID)!.head),

@@ -46,13 +46,15 @@ import {
 import { concatBytes } from '../../utils/bytes.js';
 import {
   accountStateCodec,
+  activateAllUnproven,
   createMinerDeposit,
+  EPOCHS_IN_DAY,
   encodeCreateMinerParams,
   encodeCronConstructorParams,
   encodeMultisigConstructorParams,
-  encodePresealSetupParams,
   InitMethod,
   initialPledgeForPower,
+  internalSectorSetupForPresealParams,
   METHOD_CONSTRUCTOR,
   METHOD_SEND,
   MinerMethod,
@@ -61,10 +63,13 @@ import {
   type PledgeInputs,
   PowerMethod,
   powerStateCodec,
-  qaPowerForWeight,
+  preCommitDepositForPower,
+  preCommitSectorBatch2Params,
+  qaPowerMax,
   rewardStateCodec,
   type StateCodec,
   sectorSizeOfSealProof,
+  updateClaimedPowerParams,
   Vm,
 } from '../../vm/index.js';
 import { GenesisError } from './errors.js';
@@ -75,9 +80,8 @@ import type { GenesisActor, GenesisMiner, GenesisMultisig, GenesisTemplate } fro
 export const MINER_START_ID = 1000n;
 /** Lotus runs genesis messages with this gas limit. */
 const GENESIS_GAS_LIMIT = 1_000_000_000_000_000n;
-/** builtin-actors MAX_SECTOR_EXPIRATION_EXTENSION / WPoStProvingPeriod: 1278 days of daily periods. */
+/** Lotus's pre-seal expiration: MAX_SECTOR_EXPIRATION_EXTENSION in whole days (chain/gen/genesis/miners.go). */
 const MAX_PROVING_PERIODS = 1278n;
-const WPOST_PROVING_PERIOD = 2880n;
 const TICKET_DOMAIN = new TextEncoder().encode('ledger-node genesis ticket');
 
 export interface Genesis {
@@ -319,32 +323,70 @@ class GenesisBuilder {
       throw new GenesisError(`${where}: the miner was assigned f0${minerId}, not f0${expectedId}`);
 
     const provingPeriodStart = this.#state(minerId, minerStateCodec).provingPeriodStart;
-    const expiration = (MAX_PROVING_PERIODS - 1n) * WPOST_PROVING_PERIOD + provingPeriodStart - 1n;
-    // InternalSectorSetupForPreseal prices pledge without the FIP-0081 ramp, as builtin-actors does.
-    const inputs = { ...this.#pledgeInputs(), epochsSinceRampStart: 0n, rampDurationEpochs: 0n };
-    const sectorPower = qaPowerForWeight(miner.sectorSize, expiration, miner.sectorSize * expiration);
-    const pledge = initialPledgeForPower(sectorPower, inputs) * BigInt(miner.sectors.length);
-    this.#implicit(ownerId, Address.newId(minerId), METHOD_SEND, null, pledge, `${where}: funding the sectors' pledge`);
-    this.#implicit(
-      SYSTEM_ACTOR_ID,
-      Address.newId(minerId),
-      MinerMethod.InternalSectorSetupForPreseal,
-      encodePresealSetupParams({
-        // Lotus marks pre-seal deals verified, so genesis sectors have 10× quality-adjusted power.
-        sectors: miner.sectors.map((sector) => ({
-          sectorNumber: sector.sectorNumber,
-          sealProof: BigInt(sector.proofType),
-          sealedCid: sector.commR,
-          expiration,
-          verifiedDeal: true,
-        })),
-        rewardSmoothed: inputs.rewardEstimate,
-        rewardBaselinePower: inputs.baselinePower,
-        qualityAdjPowerSmoothed: inputs.networkQaPowerEstimate,
-      }),
-      0n,
-      `${where}: activating the pre-sealed sectors`,
-    );
+    const expiration = (MAX_PROVING_PERIODS - 1n) * EPOCHS_IN_DAY + provingPeriodStart - 1n;
+    // As Lotus's genesis does (chain/gen/genesis/miners.go), one sector at a time: pre-commit it, let
+    // the system actor activate it without a proof, claim its power, and mark it proven.
+    for (const sector of miner.sectors) {
+      const inputs = { ...this.#pledgeInputs(), epochsSinceRampStart: 0n, rampDurationEpochs: 0n };
+      const deposit = preCommitDepositForPower(
+        inputs.rewardEstimate,
+        inputs.networkQaPowerEstimate,
+        qaPowerMax(miner.sectorSize),
+      );
+      const pledge = initialPledgeForPower(miner.sectorSize, inputs);
+      const minerAddress = Address.newId(minerId);
+      const at = `${where}: pre-seal sector ${sector.sectorNumber}`;
+      this.#implicit(
+        ownerId,
+        minerAddress,
+        MinerMethod.PreCommitSectorBatch2,
+        preCommitSectorBatch2Params.encode({
+          sectors: [
+            {
+              sealProof: BigInt(sector.proofType),
+              sectorNumber: sector.sectorNumber,
+              sealedCid: sector.commR,
+              sealRandEpoch: -1n,
+              dealIds: [],
+              expiration,
+              unsealedCid: sector.commD,
+            },
+          ],
+        }),
+        deposit + pledge,
+        `${at}: pre-committing`,
+      );
+      this.#implicit(
+        SYSTEM_ACTOR_ID,
+        minerAddress,
+        MinerMethod.InternalSectorSetupForPreseal,
+        internalSectorSetupForPresealParams.encode({
+          sectors: [sector.sectorNumber],
+          rewardSmoothed: inputs.rewardEstimate,
+          rewardBaselinePower: inputs.baselinePower,
+          qualityAdjPowerSmoothed: inputs.networkQaPowerEstimate,
+        }),
+        0n,
+        `${at}: activating`,
+      );
+      this.#implicit(
+        minerId,
+        Address.newId(STORAGE_POWER_ACTOR_ID),
+        PowerMethod.UpdateClaimedPower,
+        updateClaimedPowerParams.encode({ rawByteDelta: miner.sectorSize, qualityAdjustedDelta: miner.sectorSize }),
+        0n,
+        `${at}: claiming its power`,
+      );
+      this.#activateAllUnproven(minerId);
+    }
+  }
+
+  /** Lotus's `EraseAllUnproven`: genesis sectors count as proven, so their power (claimed above) is active. */
+  #activateAllUnproven(minerId: bigint): void {
+    const state = this.#state(minerId, minerStateCodec);
+    state.deadlines = activateAllUnproven(this.#tree.store, state.deadlines);
+    const actor = this.#tree.requireActor(minerId, 'genesis');
+    this.#tree.setActor(minerId, { ...actor, head: this.#putState(minerStateCodec, state) });
   }
 
   /** As Lotus does, the power actor starts with the genesis power as "this epoch's" (cron has not run). */

@@ -10,6 +10,10 @@ import { netMethods } from './net.js';
 import { snapshotMethods } from './snapshot.js';
 import { stateMethods } from './state.js';
 import { stateMessageMethods } from './state-messages.js';
+import { stateMinerMethods } from './state-miner.js';
+import { stateMinerPledgeMethods } from './state-miner-pledge.js';
+import { stateMinerProvingMethods } from './state-miner-proving.js';
+import { stateNetworkMethods } from './state-network.js';
 import { syncMethods } from './sync.js';
 import { walletMethods } from './wallet.js';
 
@@ -22,6 +26,10 @@ export const allMethods = [
   ...snapshotMethods,
   ...stateMethods,
   ...stateMessageMethods,
+  ...stateMinerMethods,
+  ...stateMinerPledgeMethods,
+  ...stateMinerProvingMethods,
+  ...stateNetworkMethods,
   ...minerMethods,
   ...mpoolMethods,
   ...gasMethods,

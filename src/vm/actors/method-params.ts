@@ -55,3 +55,9 @@ export const applyRewardParams = declareStruct('ApplyRewardParams', [
   { key: 'reward', json: 'Reward', kind: kinds.bigInt, description: 'attoFIL' },
   { key: 'penalty', json: 'Penalty', kind: kinds.bigInt, description: 'attoFIL' },
 ]);
+
+/** Power `EnrollCronEventParams`, from a miner: call its OnDeferredCronEvent with `payload` at `eventEpoch`. */
+export const enrollCronEventParams = declareStruct('EnrollCronEventParams', [
+  { key: 'eventEpoch', json: 'EventEpoch', kind: kinds.int64, description: 'epoch' },
+  { key: 'payload', json: 'Payload', kind: kinds.bytes },
+]);

@@ -18,7 +18,7 @@ import { AccountMethod, InitMethod, MinerMethod, MultisigMethod, PowerMethod } f
 import { authenticateMessageParams } from './account.js';
 import { addressListKind, bigInt, bytesListKind } from './cbor.js';
 import { execParams } from './method-params.js';
-import { changeWorkerAddressParams, withdrawBalanceParams } from './miner.js';
+import { changeWorkerAddressParams, withdrawBalanceParams } from './miner/actor.js';
 import {
   addSignerParams,
   changeNumApprovalsThresholdParams,

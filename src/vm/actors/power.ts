@@ -1,33 +1,49 @@
 /**
  * Storage power actor (f04): creates miners and keeps their power claims and the network's totals
  * (builtin-actors `actors/power`). A claim counts towards the totals once the miner reaches the
- * consensus minimum power (or, while fewer than four miners have, from its first byte). Cron ends
- * every epoch here: the totals become "this epoch's" and the reward actor learns the power.
+ * consensus minimum power (or, while fewer than four miners have, from its first byte). Miners enroll
+ * callbacks at future epochs (their deadline ends); cron ends every epoch here by calling the ones
+ * due, then the totals become "this epoch's" and the reward actor learns the power.
  */
 import { ACTOR_CODES, CRON_ACTOR_ID, INIT_ACTOR_ID, REWARD_ACTOR_ID, SYSTEM_ACTOR_ID } from '../../state/index.js';
 import { Address, addressKind, declareStruct, kinds, type StructValue } from '../../types/index.js';
+import { ActorError } from '../errors.js';
 import { ExitCode } from '../exit-code.js';
-import { InitMethod, PowerMethod, RewardMethod } from '../methods.js';
+import { InitMethod, MinerMethod, PowerMethod, RewardMethod } from '../methods.js';
 import type { Runtime } from '../runtime.js';
-import { decodeParams, defineActor, encodeReturn, extractSendResult, type MethodHandler } from './actor.js';
+import {
+  callForReturn,
+  decodeParams,
+  defineActor,
+  encodeReturn,
+  extractSendResult,
+  type MethodHandler,
+} from './actor.js';
 import { bigInt, bytesListKind, readBigInt, readUint64 } from './cbor.js';
 import {
   currentTotalPowerReturn,
+  enrollCronEventParams,
   execParams,
   execReturn,
   minerConstructorParams,
+  thisEpochRewardReturn,
   updateClaimedPowerParams,
 } from './method-params.js';
+import { deferredCronEventParams } from './miner/params.js';
 import {
+  addToClaim,
+  appendCronEvent,
   type Claim,
-  claimStruct,
   currentTotalPower,
+  deleteClaim,
   getClaim,
   loadClaims,
   meetsConsensusMinimum,
   newPowerState,
   type PowerState,
   powerStateCodec,
+  setClaim,
+  takeDueCronEvents,
 } from './power-state.js';
 import { nextEstimate } from './smoothing.js';
 
@@ -54,48 +70,6 @@ const minerPowerReturn = declareStruct('MinerPowerReturn', [
   { key: 'qualityAdjPower', json: 'QualityAdjPower', kind: kinds.bigInt, description: 'bytes' },
 ]);
 
-function setClaim(rt: Runtime, state: PowerState, miner: Address, claim: Claim): void {
-  if (claim.rawBytePower < 0n) rt.abort(ExitCode.UsrIllegalState, `negative claim raw power ${claim.rawBytePower}`);
-  if (claim.qualityAdjPower < 0n) {
-    rt.abort(ExitCode.UsrIllegalState, `negative claim quality-adjusted power ${claim.qualityAdjPower}`);
-  }
-  const claims = loadClaims(rt.store, state);
-  claims.set(miner.bytes, claimStruct.toCborNode(claim));
-  state.claims = claims.flush();
-}
-
-/** builtin-actors `State::add_to_claim`: changes a claim and the totals it counts towards. */
-function addToClaim(rt: Runtime, state: PowerState, miner: Address, raw: bigint, qa: bigint): void {
-  const old = getClaim(loadClaims(rt.store, state), miner);
-  if (old === undefined) rt.abort(ExitCode.UsrNotFound, `no claim for actor ${miner}`);
-  state.totalQaBytesCommitted += qa;
-  state.totalBytesCommitted += raw;
-  const updated: Claim = {
-    windowPoStProofType: old.windowPoStProofType,
-    rawBytePower: old.rawBytePower + raw,
-    qualityAdjPower: old.qualityAdjPower + qa,
-  };
-  const minPower = rt.networkParams.consensusMinerMinPower;
-  const wasBelow = old.rawBytePower < minPower;
-  const stillBelow = updated.rawBytePower < minPower;
-  if (wasBelow && !stillBelow) {
-    state.minerAboveMinPowerCount += 1n;
-    state.totalQualityAdjPower += updated.qualityAdjPower;
-    state.totalRawBytePower += updated.rawBytePower;
-  } else if (!wasBelow && stillBelow) {
-    state.minerAboveMinPowerCount -= 1n;
-    state.totalQualityAdjPower -= old.qualityAdjPower;
-    state.totalRawBytePower -= old.rawBytePower;
-  } else if (!wasBelow && !stillBelow) {
-    state.totalQualityAdjPower += qa;
-    state.totalRawBytePower += raw;
-  }
-  if (state.minerAboveMinPowerCount < 0n) {
-    rt.abort(ExitCode.UsrIllegalState, `negative amount of miners larger than min: ${state.minerAboveMinPowerCount}`);
-  }
-  setClaim(rt, state, miner, updated);
-}
-
 function createMiner(rt: Runtime, params: Uint8Array | null): Uint8Array {
   const create = decodeParams(params, createMinerParams);
   rt.validateImmediateCallerAcceptAny();
@@ -107,11 +81,13 @@ function createMiner(rt: Runtime, params: Uint8Array | null): Uint8Array {
   );
   const { idAddress, robustAddress } = decodeParams(created, execReturn);
   rt.transaction(powerStateCodec, (state) => {
-    setClaim(rt, state, idAddress, {
+    const claims = loadClaims(rt.store, state);
+    setClaim(claims, idAddress, {
       windowPoStProofType: create.windowPoStProofType,
       rawBytePower: 0n,
       qualityAdjPower: 0n,
     });
+    state.claims = claims.flush();
     state.minerCount += 1n;
     if (rt.networkParams.consensusMinerMinPower <= 0n) state.minerAboveMinPowerCount += 1n;
   });
@@ -122,8 +98,22 @@ function createMiner(rt: Runtime, params: Uint8Array | null): Uint8Array {
 function updateClaimedPower(rt: Runtime, params: Uint8Array | null): null {
   const delta = decodeParams(params, updateClaimedPowerParams);
   rt.validateImmediateCallerType('storageminer');
+  rt.transaction(powerStateCodec, (state) => {
+    const claims = loadClaims(rt.store, state);
+    const minPower = rt.networkParams.consensusMinerMinPower;
+    addToClaim(state, claims, Address.newId(rt.caller), delta.rawByteDelta, delta.qualityAdjustedDelta, minPower);
+    state.claims = claims.flush();
+  });
+  return null;
+}
+
+function enrollCronEvent(rt: Runtime, params: Uint8Array | null): null {
+  const { eventEpoch, payload } = decodeParams(params, enrollCronEventParams);
+  rt.validateImmediateCallerType('storageminer');
+  // A large negative epoch would make the next cron walk every epoch up to now.
+  if (eventEpoch < 0n) rt.abort(ExitCode.UsrIllegalArgument, `cron event epoch ${eventEpoch} cannot be less than zero`);
   rt.transaction(powerStateCodec, (state) =>
-    addToClaim(rt, state, Address.newId(rt.caller), delta.rawByteDelta, delta.qualityAdjustedDelta),
+    appendCronEvent(rt.store, state, eventEpoch, { minerAddr: Address.newId(rt.caller), callbackPayload: payload }),
   );
   return null;
 }
@@ -144,18 +134,26 @@ function updatePledgeTotal(rt: Runtime, params: Uint8Array | null): null {
 }
 
 /**
- * End of epoch: snapshot the totals as this epoch's, smooth the QA power estimate, and report the
- * raw power to the reward actor. builtin-actors first runs the miners' deferred cron events; none
- * are ever enrolled here (no window PoSt deadlines), so only the bookkeeping of that step remains.
+ * End of epoch, in builtin-actors' order: read this epoch's reward, run the miners' callbacks that are
+ * due, freeze the totals as this epoch's and smooth the QA power estimate, then report the raw power to
+ * the reward actor.
  */
 function onEpochTickEnd(rt: Runtime): null {
   rt.validateImmediateCallerIs(CRON_ACTOR_ID);
+  const reward = callForReturn(
+    rt,
+    REWARD_ACTOR_ID,
+    RewardMethod.ThisEpochReward,
+    thisEpochRewardReturn,
+    'failed to check epoch baseline power',
+  );
+  processDeferredCronEvents(rt, reward);
   const rawPower = rt.transaction(powerStateCodec, (state) => {
-    state.firstCronEpoch = rt.epoch + 1n;
     const { raw, qa } = currentTotalPower(state);
     state.thisEpochPledgeCollateral = state.totalPledgeCollateral;
     state.thisEpochQualityAdjPower = qa;
     state.thisEpochRawBytePower = raw;
+    // Cron runs every epoch, null rounds included, so one epoch has passed.
     state.thisEpochQaPowerSmoothed = nextEstimate(state.thisEpochQaPowerSmoothed, qa, 1n);
     return raw;
   });
@@ -164,6 +162,42 @@ function onEpochTickEnd(rt: Runtime): null {
     'failed to update network KPI with reward actor',
   );
   return null;
+}
+
+/**
+ * builtin-actors `process_deferred_cron_events`: calls OnDeferredCronEvent of each miner whose event
+ * is due, with the QA power estimate as it stood before this epoch's update. A miner whose callback
+ * fails loses its claim (its power leaves the totals) and stops counting as a miner; its event is not
+ * retried.
+ */
+function processDeferredCronEvents(rt: Runtime, reward: StructValue<typeof thisEpochRewardReturn>): void {
+  const qualityAdjPowerSmoothed = rt.state(powerStateCodec).thisEpochQaPowerSmoothed;
+  const due = rt.transaction(powerStateCodec, (state) => takeDueCronEvents(rt.store, state, rt.epoch));
+  const failed: Address[] = [];
+  for (const event of due) {
+    const params = deferredCronEventParams.encode({
+      eventPayload: event.callbackPayload,
+      rewardSmoothed: reward.thisEpochRewardSmoothed,
+      qualityAdjPowerSmoothed,
+    });
+    const result = rt.send(event.minerAddr, MinerMethod.OnDeferredCronEvent, params, 0n);
+    if (result.exitCode !== ExitCode.Ok) failed.push(event.minerAddr);
+  }
+  if (failed.length === 0) return;
+  rt.transaction(powerStateCodec, (state) => {
+    const claims = loadClaims(rt.store, state);
+    for (const miner of failed) {
+      try {
+        deleteClaim(state, claims, miner, rt.networkParams.consensusMinerMinPower);
+      } catch (error) {
+        // builtin-actors logs a claim it cannot delete and goes on with the next one.
+        if (error instanceof ActorError) continue;
+        throw error;
+      }
+      state.minerCount -= 1n;
+    }
+    state.claims = claims.flush();
+  });
 }
 
 function reportCurrentTotalPower(rt: Runtime): Uint8Array {
@@ -201,6 +235,7 @@ export const powerActor = defineActor('storagepower', PowerMethod, {
   },
   CreateMiner: createMiner,
   UpdateClaimedPower: updateClaimedPower,
+  EnrollCronEvent: enrollCronEvent,
   OnEpochTickEnd: onEpochTickEnd,
   UpdatePledgeTotal: updatePledgeTotal,
   CurrentTotalPower: reportCurrentTotalPower,

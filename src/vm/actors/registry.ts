@@ -8,7 +8,7 @@ import type { ActorImplementation } from './actor.js';
 import { cronActor } from './cron.js';
 import { ethAccountActor } from './eth-account.js';
 import { initActor } from './init.js';
-import { minerActor } from './miner.js';
+import { minerActor } from './miner/actor.js';
 import { multisigActor } from './multisig.js';
 import { placeholderActor } from './placeholder.js';
 import { powerActor } from './power.js';

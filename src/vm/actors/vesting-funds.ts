@@ -7,7 +7,8 @@ import { type Blockstore, getBlock, putCbor } from '../../ipld/index.js';
 import { decodeChainCbor } from '../../types/cbor-node.js';
 import { declareStruct, kinds, type StructValue } from '../../types/index.js';
 import type { Mutable } from '../runtime.js';
-import { quantizeUp, type VestSpec } from './miner-policy.js';
+import type { VestSpec } from './miner/policy.js';
+import { quantizeUp } from './miner/quantize.js';
 
 /** builtin-actors `actors/miner/src/vesting_state.rs` `VestingFund`: an amount and the epoch it unlocks. */
 export const vestingFundStruct = declareStruct('VestingFund', [
@@ -77,7 +78,7 @@ export function addLockedFunds(
   let vestedSoFar = 0n;
   for (let at = vestBegin; vestedSoFar < sum; ) {
     at += spec.stepDuration;
-    const vestEpoch = quantizeUp(at, spec.quantization, provingPeriodStart);
+    const vestEpoch = quantizeUp({ unit: spec.quantization, offset: provingPeriodStart }, at);
     const elapsed = vestEpoch - vestBegin;
     const target = elapsed < spec.vestPeriod ? (sum * elapsed) / spec.vestPeriod : sum;
     added.set(vestEpoch, (added.get(vestEpoch) ?? 0n) + target - vestedSoFar);

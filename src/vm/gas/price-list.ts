@@ -7,7 +7,8 @@
  * What we charge and what we do not, compared with the FVM:
  * - the same: OnChainMessage (message inclusion), OnChainReturnValue, OnValueTransfer,
  *   OnMethodInvocation (without the per-link term), actor lookup and update with the same
- *   "preloaded" and "already accessed" exemptions, OnCreateActor, signature verification, hashing;
+ *   "preloaded" and "already accessed" exemptions, OnCreateActor, signature verification, hashing,
+ *   OnGetRandomness, OnVerifySeal and OnVerifyPost;
  * - block reads and writes of actor state are charged as the FVM's OnBlockOpenBase/OnBlockOpen and
  *   OnBlockCreate/OnBlockLink, by size, but without the per-CID-link terms (we do not scan blocks
  *   for links);
@@ -57,6 +58,14 @@ export const PRICES = {
   blockPersistStoragePerByte: 3340,
   /** ipld_link_tracked: charged once per new block linked into state. */
   blockLinkTracked: 300,
+  /** lookback_cost.flat: walking up the chain 20 epochs at a time (5800 × 19), the draw (15000), the extern (21000). */
+  lookbackFlat: 5800 * 19 + 15_000 + 21_000,
+  lookbackPerEpoch: 75,
+  /** TEEP_PRICES verify_seal_base (WATERMELON_PRICES had 2000). */
+  verifySealBase: 42_000_000,
+  /** verify_post_lookup: every window PoSt type ref-fvm lists costs the same; unlisted ones (2 KiB) fall back to 512 MiB's. */
+  verifyPostFlat: 117_680_921,
+  verifyPostPerSector: 43_780,
 } as const;
 
 /** Actor IDs whose lookups are free: the singletons (FIP-0055). */
@@ -135,4 +144,19 @@ export function onBlockWrite(size: number): GasCharge {
     PRICES.blockPersistStorageFlat +
     PRICES.blockPersistStoragePerByte * size;
   return { name: 'OnBlockWrite', compute: computeMilli, storage: storageGas * MILLI };
+}
+
+/** A randomness syscall reading `lookback` epochs back (ref-fvm `on_get_randomness`: "other" gas, not compute). */
+export function onGetRandomness(lookback: bigint): GasCharge {
+  return charge('OnGetRandomness', 0, PRICES.lookbackFlat + PRICES.lookbackPerEpoch * Number(lookback));
+}
+
+/** One seal proof, alone or in a batch (ref-fvm `on_verify_seal`, charged per info by `batch_verify_seals`). */
+export function onVerifySeal(): GasCharge {
+  return charge('OnVerifySeal', PRICES.verifySealBase, 0);
+}
+
+/** A window PoSt over `challengedSectors` sectors, counted before duplicates collapse (ref-fvm `on_verify_post`). */
+export function onVerifyPost(challengedSectors: number): GasCharge {
+  return charge('OnVerifyPost', PRICES.verifyPostFlat + PRICES.verifyPostPerSector * challengedSectors, 0);
 }

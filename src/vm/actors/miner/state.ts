@@ -1,25 +1,13 @@
 /**
- * Storage miner state. `MinerInfo`, `SectorOnChainInfo` and the vesting table have builtin-actors'
- * exact CBOR shapes (v18). The miner state itself is ledger-node's own, smaller tuple:
- *
- *   [Info, LockedFunds, VestingFunds, FeeDebt, InitialPledge, Sectors, ProvingPeriodStart]
- *
- * builtin-actors' state also holds pre-commits, deadlines, partitions and termination queues;
- * those serve window PoSt, faults, pre-commit/prove-commit and terminations, which this node does
- * not implement, so they are absent rather than kept empty. Every sector is in the proving set.
+ * Storage miner state with builtin-actors v18's exact CBOR shapes: the `State` tuple, `MinerInfo`,
+ * `SectorOnChainInfo`, pre-commits, and the balance rules over them. Deadlines and partitions are
+ * in `deadline.ts` and `partition.ts`.
  */
-import { CborDecodeError } from '../../types/cbor.js';
-import {
-  addressKind,
-  declareStruct,
-  type FieldKind,
-  JsonDecodeError,
-  kinds,
-  type StructValue,
-} from '../../types/index.js';
-import type { Mutable, StateCodec } from '../runtime.js';
-import { addressListKind, bytesListKind } from './cbor.js';
-import { vestingFundsKind } from './vesting-funds.js';
+import { bitFieldKind } from '../../../ipld/index.js';
+import { addressKind, declareStruct, kinds, type StructValue } from '../../../types/index.js';
+import type { Mutable, StateCodec } from '../../runtime.js';
+import { addressListKind, bytesListKind } from '../cbor.js';
+import { vestingFundsKind } from '../vesting-funds.js';
 
 /** The sectors AMT's bit width (builtin-actors SECTORS_AMT_BITWIDTH). */
 export const SECTORS_AMT_BITWIDTH = 5;
@@ -37,24 +25,14 @@ export const beneficiaryTermStruct = declareStruct('BeneficiaryTerm', [
   { key: 'expiration', json: 'Expiration', kind: kinds.int64, description: 'epoch' },
 ]);
 
-/**
- * Always null: beneficiary changes are not implemented, so a pending term (builtin-actors
- * `PendingBeneficiaryChange`) is refused on input rather than half-understood. Kept for the tuple's shape.
- */
-const noPendingBeneficiaryTerm: FieldKind<null, null> = {
-  toCbor: () => null,
-  fromCbor: (node, path) => {
-    if (node !== null) throw new CborDecodeError(`${path}: beneficiary changes are not supported`);
-    return null;
-  },
-  toJson: () => null,
-  fromJson: (json, path) => {
-    if (json !== undefined && json !== null)
-      throw new JsonDecodeError(`${path}: beneficiary changes are not supported`);
-    return null;
-  },
-  schema: { type: 'null' },
-};
+/** builtin-actors `PendingBeneficiaryChange`: a beneficiary change both sides must approve. */
+export const pendingBeneficiaryChangeStruct = declareStruct('PendingBeneficiaryChange', [
+  { key: 'newBeneficiary', json: 'NewBeneficiary', kind: addressKind },
+  { key: 'newQuota', json: 'NewQuota', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'newExpiration', json: 'NewExpiration', kind: kinds.int64, description: 'epoch' },
+  { key: 'approvedByBeneficiary', json: 'ApprovedByBeneficiary', kind: kinds.bool },
+  { key: 'approvedByNominee', json: 'ApprovedByNominee', kind: kinds.bool },
+]);
 
 /**
  * builtin-actors `actors/miner/src/types.rs` `MinerInfo` (14 fields; JSON names as go-state-types
@@ -74,50 +52,35 @@ export const minerInfoStruct = declareStruct('MinerInfo', [
   { key: 'pendingOwnerAddress', json: 'PendingOwnerAddress', kind: kinds.nullable(addressKind) },
   { key: 'beneficiary', json: 'Beneficiary', kind: addressKind },
   { key: 'beneficiaryTerm', json: 'BeneficiaryTerm', kind: beneficiaryTermStruct.kind },
-  { key: 'pendingBeneficiaryTerm', json: 'PendingBeneficiaryTerm', kind: noPendingBeneficiaryTerm },
+  {
+    key: 'pendingBeneficiaryTerm',
+    json: 'PendingBeneficiaryTerm',
+    kind: kinds.nullable(pendingBeneficiaryChangeStruct.kind),
+  },
 ]);
 export type MinerInfo = Mutable<StructValue<typeof minerInfoStruct>>;
 
 export const decodeMinerInfo: (bytes: Uint8Array) => MinerInfo = minerInfoStruct.decode;
 
-/** An empty list, written where builtin-actors has a field this node never fills (a sector's deal IDs). */
-const emptyList: FieldKind<void, null> = {
-  toCbor: () => [],
-  fromCbor: () => undefined,
-  toJson: () => null,
-  fromJson: () => undefined,
-  schema: { type: ['array', 'null'], maxItems: 0 },
-};
-
-/** A null, written where builtin-actors has an optional field this node never fills. */
-const alwaysNull: FieldKind<void, null> = {
-  toCbor: () => null,
-  fromCbor: () => undefined,
-  toJson: () => null,
-  fromJson: () => undefined,
-  schema: { type: 'null' },
-};
-
 /**
- * builtin-actors `SectorOnChainInfo` as new sectors are written since FIP-0100 (16 fields; JSON
- * names as go-state-types `builtin/v16/miner`). DealIDs, ExpectedDayReward, ExpectedStoragePledge,
- * ReplacedDayReward and SectorKeyCID are written empty (no deals, no upgrades here) and not read.
+ * builtin-actors `SectorOnChainInfo` (16 fields since FIP-0100). JSON names as go-state-types `builtin/v18/miner`. New sectors have no deal IDs and null for the three
+ * deprecated reward fields; older ones keep what they hold.
  */
 export const sectorOnChainInfoStruct = declareStruct('SectorOnChainInfo', [
   { key: 'sectorNumber', json: 'SectorNumber', kind: kinds.uint64 },
   { key: 'sealProof', json: 'SealProof', kind: kinds.int64 },
   { key: 'sealedCid', json: 'SealedCID', kind: kinds.cid },
-  { json: 'DealIDs', kind: emptyList },
+  { key: 'deprecatedDealIds', json: 'DeprecatedDealIDs', kind: kinds.array(kinds.uint64) },
   { key: 'activation', json: 'Activation', kind: kinds.int64, description: 'epoch' },
   { key: 'expiration', json: 'Expiration', kind: kinds.int64, description: 'epoch' },
   { key: 'dealWeight', json: 'DealWeight', kind: kinds.bigInt, description: 'byte-epochs' },
   { key: 'verifiedDealWeight', json: 'VerifiedDealWeight', kind: kinds.bigInt, description: 'byte-epochs' },
   { key: 'initialPledge', json: 'InitialPledge', kind: kinds.bigInt, description: 'attoFIL' },
-  { json: 'ExpectedDayReward', kind: alwaysNull },
-  { json: 'ExpectedStoragePledge', kind: alwaysNull },
+  { key: 'expectedDayReward', json: 'ExpectedDayReward', kind: kinds.nullable(kinds.bigInt) },
+  { key: 'expectedStoragePledge', json: 'ExpectedStoragePledge', kind: kinds.nullable(kinds.bigInt) },
   { key: 'powerBaseEpoch', json: 'PowerBaseEpoch', kind: kinds.int64, description: 'epoch' },
-  { json: 'ReplacedDayReward', kind: alwaysNull },
-  { json: 'SectorKeyCID', kind: alwaysNull },
+  { key: 'replacedDayReward', json: 'ReplacedDayReward', kind: kinds.nullable(kinds.bigInt) },
+  { key: 'sectorKeyCid', json: 'SectorKeyCID', kind: kinds.nullable(kinds.cid) },
   { key: 'flags', json: 'Flags', kind: kinds.uint64 },
   { key: 'dailyFee', json: 'DailyFee', kind: kinds.bigInt, description: 'attoFIL' },
 ]);
@@ -127,25 +90,35 @@ export type SectorOnChainInfo = StructValue<typeof sectorOnChainInfoStruct>;
 export const SECTOR_FLAG_SIMPLE_QA_POWER = 1n;
 
 /**
- * The miner state: ledger-node's own tuple (see the header), in the JSON style of the others.
- * Sectors: AMT (bit width 5) of SectorOnChainInfo by sector number.
+ * builtin-actors v18 `actors/miner/src/state.rs` `State` (15 fields; JSON names as go-state-types
+ * `builtin/v18/miner`). Collections behind the CIDs: pre-commits (HAMT, bit width 5, keyed by the
+ * sector number's varint), their clean-up queue (AMT, bit width 6, quantized epoch → BitField), the
+ * allocated sector numbers (one BitField block), sectors (AMT, bit width 5) and the 48 deadlines.
  */
 export const minerStateStruct = declareStruct('MinerState', [
   { key: 'info', json: 'Info', kind: kinds.cid },
+  { key: 'preCommitDeposits', json: 'PreCommitDeposits', kind: kinds.bigInt, description: 'attoFIL' },
   { key: 'lockedFunds', json: 'LockedFunds', kind: kinds.bigInt, description: 'attoFIL' },
   { key: 'vestingFunds', json: 'VestingFunds', kind: vestingFundsKind },
   { key: 'feeDebt', json: 'FeeDebt', kind: kinds.bigInt, description: 'attoFIL' },
   { key: 'initialPledge', json: 'InitialPledge', kind: kinds.bigInt, description: 'attoFIL' },
+  { key: 'preCommittedSectors', json: 'PreCommittedSectors', kind: kinds.cid },
+  { key: 'preCommittedSectorsCleanUp', json: 'PreCommittedSectorsCleanUp', kind: kinds.cid },
+  { key: 'allocatedSectors', json: 'AllocatedSectors', kind: kinds.cid },
   { key: 'sectors', json: 'Sectors', kind: kinds.cid },
   { key: 'provingPeriodStart', json: 'ProvingPeriodStart', kind: kinds.int64, description: 'epoch' },
+  { key: 'currentDeadline', json: 'CurrentDeadline', kind: kinds.uint64 },
+  { key: 'deadlines', json: 'Deadlines', kind: kinds.cid },
+  { key: 'earlyTerminations', json: 'EarlyTerminations', kind: bitFieldKind },
+  { key: 'deadlineCronActive', json: 'DeadlineCronActive', kind: kinds.bool },
 ]);
 export type MinerState = Mutable<StructValue<typeof minerStateStruct>>;
 
 export const minerStateCodec: StateCodec<MinerState> = minerStateStruct;
 
-/** Balance not locked in vesting or pledge (builtin-actors `get_unlocked_balance`). */
+/** Balance not locked in vesting, pre-commit deposits or pledge (builtin-actors `get_unlocked_balance`). */
 export function unlockedBalance(state: MinerState, balance: bigint): bigint {
-  return balance - state.lockedFunds - state.initialPledge;
+  return balance - state.lockedFunds - state.preCommitDeposits - state.initialPledge;
 }
 
 /** Unlocked balance less fee debt: what the owner may withdraw. */
@@ -156,8 +129,9 @@ export function availableBalance(state: MinerState, balance: bigint): bigint {
 /** The reason the balance invariants are broken, or undefined when they hold. */
 export function balanceInvariantViolation(state: MinerState, balance: bigint): string | undefined {
   if (state.lockedFunds < 0n) return `locked funds is negative: ${state.lockedFunds}`;
+  if (state.preCommitDeposits < 0n) return `pre-commit deposits are negative: ${state.preCommitDeposits}`;
   if (state.initialPledge < 0n) return `initial pledge is negative: ${state.initialPledge}`;
   if (state.feeDebt < 0n) return `fee debt is negative: ${state.feeDebt}`;
-  const minimum = state.lockedFunds + state.initialPledge;
+  const minimum = state.lockedFunds + state.preCommitDeposits + state.initialPledge;
   return balance < minimum ? `balance ${balance} below minimum ${minimum}` : undefined;
 }
