@@ -3,6 +3,7 @@
  * inputs in one run, prints a table and writes `bench/results/<name>.json` in one shape:
  * `{ benchmark, results: [{ case, impl, opsPerSec }], ratios: { … } }`.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,4 +97,18 @@ export function assertAgree(caseName: string, answers: Record<string, unknown>):
 function canonical(value: unknown): string {
   if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
   return JSON.stringify(value);
+}
+
+/**
+ * Runs a Rust benchmark of crates/ledger-proofs in a process of its own (`cargo bench`, the
+ * release profile) with `args`, and parses the one JSON line it prints.
+ */
+export function cargoBench<T>(bench: string, args: readonly string[]): T {
+  const run = spawnSync(
+    process.execPath,
+    ['scripts/cargo.mjs', 'bench', '--quiet', '-p', 'ledger-proofs', '--bench', bench, '--', ...args],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (run.status !== 0) throw new Error(`cargo bench ${bench} failed with status ${run.status}`);
+  return JSON.parse(run.stdout) as T;
 }

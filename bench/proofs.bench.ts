@@ -10,7 +10,6 @@
  *
  * Parameters for the proofs themselves come from the shared cache (generated there if missing).
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -36,7 +35,7 @@ import {
   verifyWinningPost,
 } from '../src/proofs/index.js';
 import { toHex } from '../src/utils/bytes.js';
-import { assertAgree, type Measurement, measure, opsOf, report } from './harness.js';
+import { assertAgree, cargoBench, type Measurement, measure, opsOf, report } from './harness.js';
 
 const results: Measurement[] = [];
 /** One-shot steps, in seconds (also in `results` as ops/s). */
@@ -106,24 +105,7 @@ function rustVerification(request: PoStRequest, proof: Uint8Array, dir: string):
     proof: toHex(proof),
   };
   return writeFile(inputsPath, JSON.stringify(inputs)).then(() => {
-    const run = spawnSync(
-      process.execPath,
-      [
-        'scripts/cargo.mjs',
-        'bench',
-        '--quiet',
-        '-p',
-        'ledger-proofs',
-        '--bench',
-        'verify_winning_post',
-        '--',
-        inputsPath,
-        '3',
-      ],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    if (run.status !== 0) throw new Error(`verify_winning_post failed with status ${run.status}`);
-    const { opsPerSec } = JSON.parse(run.stdout) as { opsPerSec: number };
+    const { opsPerSec } = cargoBench<{ opsPerSec: number }>('verify_winning_post', [inputsPath, '3']);
     console.error(`  winning PoSt verify [rust]: ${opsPerSec.toFixed(1)} ops/s`);
     return opsPerSec;
   });

@@ -181,6 +181,18 @@ impl Sector {
     }
 }
 
+/// A copy of `piece`, which must be exactly the sector's unpadded size.
+fn full_size_piece(sector: &Sector, piece: &[u8]) -> Result<Vec<u8>> {
+    let expected = seal::unpadded_sector_size(sector.proof);
+    if piece.len() as u64 != expected {
+        return Err(invalid(format!(
+            "the piece must be {expected} bytes (the sector's unpadded size), got {}",
+            piece.len()
+        )));
+    }
+    Ok(piece.to_vec())
+}
+
 /// Pre-seals a genesis sector like lotus-seed: deterministic piece, PC1, PC2, finalize.
 #[napi(ts_return_type = "Promise<SectorCommitments>")]
 pub fn proofs_preseal_sector_async(sector: JsSectorRef) -> Result<AsyncTask<ProofTask<JsSectorCommitments>>> {
@@ -199,14 +211,7 @@ pub fn proofs_precommit_sector_async(
 ) -> Result<AsyncTask<ProofTask<JsSectorCommitments>>> {
     let sector = Sector::from_js(&sector)?;
     let ticket = bytes32("ticket", &ticket)?;
-    let expected = seal::unpadded_sector_size(sector.proof);
-    if piece.len() as u64 != expected {
-        return Err(invalid(format!(
-            "the piece must be {expected} bytes (the sector's unpadded size), got {}",
-            piece.len()
-        )));
-    }
-    let piece = piece.to_vec();
+    let piece = full_size_piece(&sector, &piece)?;
     Ok(ProofTask::new(move || {
         seal::precommit_sector(
             sector.proof,
@@ -220,6 +225,42 @@ pub fn proofs_precommit_sector_async(
     }))
 }
 
+/// The arguments of the commit calls, checked: the sector and what C1 proves about it.
+struct CommitCall {
+    sector: Sector,
+    ticket: [u8; 32],
+    seed: [u8; 32],
+    pre_commit: PreCommit,
+}
+
+impl CommitCall {
+    fn from_js(sector: &JsSectorRef, ticket: &[u8], seed: &[u8], comm_r: &[u8], comm_d: &[u8]) -> Result<CommitCall> {
+        Ok(CommitCall {
+            sector: Sector::from_js(sector)?,
+            ticket: bytes32("ticket", ticket)?,
+            seed: bytes32("seed", seed)?,
+            pre_commit: PreCommit {
+                comm_r: commitment("commR", comm_r)?,
+                comm_d: commitment("commD", comm_d)?,
+            },
+        })
+    }
+
+    /// Runs `work` on the sector to commit (its files resolved on the pool thread).
+    fn run<T>(&self, work: impl FnOnce(&seal::SectorToCommit<'_>) -> T) -> T {
+        let files = self.sector.files();
+        work(&seal::SectorToCommit {
+            proof: self.sector.proof,
+            files: &files,
+            miner_id: self.sector.miner_id,
+            sector_number: self.sector.number,
+            ticket: self.ticket,
+            seed: self.seed,
+            pre_commit: self.pre_commit,
+        })
+    }
+}
+
 /// C1 + C2 of a pre-committed sector: the seal proof. Needs the PoRep parameters.
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn proofs_commit_sector_async(
@@ -229,24 +270,100 @@ pub fn proofs_commit_sector_async(
     comm_r: Uint8Array,
     comm_d: Uint8Array,
 ) -> Result<AsyncTask<ProofTask<Buffer>>> {
+    let call = CommitCall::from_js(&sector, &ticket, &seed, &comm_r, &comm_d)?;
+    Ok(ProofTask::new(move || call.run(seal::commit).map(Buffer::from)))
+}
+
+/// What a sealing phase hands to the next, held on the Rust side: JS sees an opaque `External`
+/// and passes it back to the next phase without copying or serializing it.
+pub struct Intermediate<T: 'static>(T);
+
+impl<T: 'static> TypeName for Intermediate<T> {
+    fn type_name() -> &'static str {
+        "External"
+    }
+
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::External
+    }
+}
+
+impl<T: 'static> ToNapiValue for Intermediate<T> {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, value: Self) -> napi::Result<napi::sys::napi_value> {
+        // SAFETY: forwarded as napi called us, on the JS thread.
+        unsafe { External::to_napi_value(env, External::new(value.0)) }
+    }
+}
+
+/// AddPiece alone: fresh sector directories and the unsealed copy of `piece`; resolves to CommP.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn proofs_add_piece_async(sector: JsSectorRef, piece: Uint8Array) -> Result<AsyncTask<ProofTask<Buffer>>> {
+    let sector = Sector::from_js(&sector)?;
+    let piece = full_size_piece(&sector, &piece)?;
+    Ok(ProofTask::new(move || {
+        seal::add_piece(sector.proof, &sector.files(), &piece[..]).map(|info| Buffer::from(info.commitment.to_vec()))
+    }))
+}
+
+/// PC1 alone, after `proofsAddPieceAsync`: resolves to an opaque handle for PC2.
+#[napi(ts_return_type = "Promise<ExternalObject<'PreCommitPhase1'>>")]
+pub fn proofs_precommit_phase1_async(
+    sector: JsSectorRef,
+    ticket: Uint8Array,
+    comm_p: Uint8Array,
+) -> Result<AsyncTask<ProofTask<Intermediate<seal::SealPreCommitPhase1Output>>>> {
     let sector = Sector::from_js(&sector)?;
     let ticket = bytes32("ticket", &ticket)?;
-    let seed = bytes32("seed", &seed)?;
-    let pre_commit = PreCommit {
-        comm_r: commitment("commR", &comm_r)?,
-        comm_d: commitment("commD", &comm_d)?,
-    };
+    let comm_p = commitment("commP", &comm_p)?;
     Ok(ProofTask::new(move || {
-        seal::commit_sector(
+        seal::precommit_phase1(
             sector.proof,
             &sector.files(),
             sector.miner_id,
             sector.number,
             ticket,
-            seed,
-            &pre_commit,
+            comm_p,
         )
-        .map(Buffer::from)
+        .map(Intermediate)
+    }))
+}
+
+/// PC2 alone, from PC1's handle: the sector's commitments.
+#[napi(ts_return_type = "Promise<SectorCommitments>")]
+pub fn proofs_precommit_phase2_async(
+    sector: JsSectorRef,
+    #[napi(ts_arg_type = "ExternalObject<'PreCommitPhase1'>")] phase1: &External<seal::SealPreCommitPhase1Output>,
+) -> Result<AsyncTask<ProofTask<JsSectorCommitments>>> {
+    let sector = Sector::from_js(&sector)?;
+    let phase1 = (**phase1).clone();
+    Ok(ProofTask::new(move || {
+        seal::precommit_phase2(phase1, &sector.files()).map(Into::into)
+    }))
+}
+
+/// C1 alone: resolves to an opaque handle for C2.
+#[napi(ts_return_type = "Promise<ExternalObject<'CommitPhase1'>>")]
+pub fn proofs_commit_phase1_async(
+    sector: JsSectorRef,
+    ticket: Uint8Array,
+    seed: Uint8Array,
+    comm_r: Uint8Array,
+    comm_d: Uint8Array,
+) -> Result<AsyncTask<ProofTask<Intermediate<seal::SealCommitPhase1Output>>>> {
+    let call = CommitCall::from_js(&sector, &ticket, &seed, &comm_r, &comm_d)?;
+    Ok(ProofTask::new(move || call.run(seal::commit_phase1).map(Intermediate)))
+}
+
+/// C2 alone, from C1's handle: the seal proof. Needs the PoRep parameters.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn proofs_commit_phase2_async(
+    sector: JsSectorRef,
+    #[napi(ts_arg_type = "ExternalObject<'CommitPhase1'>")] phase1: &External<seal::SealCommitPhase1Output>,
+) -> Result<AsyncTask<ProofTask<Buffer>>> {
+    let sector = Sector::from_js(&sector)?;
+    let phase1 = (**phase1).clone();
+    Ok(ProofTask::new(move || {
+        seal::commit_phase2(phase1, sector.miner_id, sector.number).map(Buffer::from)
     }))
 }
 

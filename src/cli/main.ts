@@ -6,6 +6,7 @@ import { chainCommand } from './commands/chain.js';
 import { chainExportCommand } from './commands/chain-export.js';
 import { daemonCommand } from './commands/daemon.js';
 import { devnetCommand } from './commands/devnet.js';
+import { minerCommand } from './commands/miner.js';
 import { mpoolCommand } from './commands/mpool.js';
 import { netCommand } from './commands/net.js';
 import { proofsCommand } from './commands/proofs.js';
@@ -37,7 +38,8 @@ export function buildProgram(): Command {
     .addCommand(syncCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())
-    .addCommand(proofsCommand());
+    .addCommand(proofsCommand())
+    .addCommand(minerCommand());
 }
 
 export async function main(argv: string[]): Promise<void> {

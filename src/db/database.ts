@@ -5,6 +5,7 @@ import { ChainIndex } from './chain-index.js';
 import { DatabaseError, withSqlite } from './errors.js';
 import { migrate } from './migrations.js';
 import { MpoolStore } from './mpool-store.js';
+import { SealingStore } from './sealing-store.js';
 import { SqliteBlockstore } from './sqlite-blockstore.js';
 
 /**
@@ -19,6 +20,8 @@ export class LedgerDatabase {
   readonly mpool: MpoolStore;
   /** The chain's index tables: tipsets, the canonical chain, head, tipset states, message inclusions. */
   readonly chainIndex: ChainIndex;
+  /** The sealing pipeline's sectors and sector numbers. */
+  readonly sealing: SealingStore;
   readonly #db: Database.Database;
 
   private constructor(path: string, db: Database.Database) {
@@ -27,6 +30,7 @@ export class LedgerDatabase {
     this.blockstore = new SqliteBlockstore(db);
     this.mpool = new MpoolStore(db);
     this.chainIndex = new ChainIndex(db);
+    this.sealing = new SealingStore(db);
   }
 
   /** Opens (creating it and its directory if needed) the database at `path`, or `:memory:`. */

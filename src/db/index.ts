@@ -9,4 +9,5 @@ export { DiskCidSet } from './cid-set.js';
 export { LedgerDatabase } from './database.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
 export { MpoolStore } from './mpool-store.js';
+export { type SealingSectorRecord, SealingStore } from './sealing-store.js';
 export { SqliteBlockstore } from './sqlite-blockstore.js';

@@ -74,6 +74,34 @@ export const migrations: readonly Migration[] = [
     ) WITHOUT ROWID;
     CREATE INDEX mined_blocks_by_parents ON mined_blocks (miner, parents);`,
   },
+  {
+    description: 'sealing: one row per sector being sealed, and the next sector number of each miner',
+    sql: `CREATE TABLE sealing_sectors (
+      miner INTEGER NOT NULL,
+      sector_number INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      seal_proof INTEGER NOT NULL,
+      ticket_epoch INTEGER,
+      ticket BLOB,
+      comm_r BLOB,
+      comm_d BLOB,
+      message_uuid TEXT,
+      pre_commit_message BLOB,
+      pre_commit_epoch INTEGER,
+      seed_epoch INTEGER,
+      seed BLOB,
+      proof BLOB,
+      commit_message BLOB,
+      invalid_proofs INTEGER NOT NULL,
+      failure TEXT,
+      updated_at INTEGER NOT NULL,
+      PRIMARY KEY (miner, sector_number)
+    ) WITHOUT ROWID;
+    CREATE TABLE sealing_next_sector_numbers (
+      miner INTEGER PRIMARY KEY NOT NULL,
+      next_sector_number INTEGER NOT NULL
+    );`,
+  },
 ];
 
 /** Brings the schema up to date, one transaction per migration; refuses a newer schema. */

@@ -7,6 +7,12 @@ export const MinerErrorCode = {
   BadRound: 'ERR_MINER_BAD_ROUND',
   /** A block template that cannot become a block (unknown parents, bad messages). */
   BadTemplate: 'ERR_MINER_BAD_TEMPLATE',
+  /** A persisted sealing sector the pipeline cannot resume (unknown state, a field its state needs is missing). */
+  SealingBadRecord: 'ERR_SEALING_BAD_RECORD',
+  /** The miner cannot seal here: unknown to the chain, or another sector size than the seal proof's. */
+  SealingBadMiner: 'ERR_SEALING_BAD_MINER',
+  /** The sealing pipeline was stopped. */
+  SealingStopped: 'ERR_SEALING_STOPPED',
 } as const;
 export type MinerErrorCode = (typeof MinerErrorCode)[keyof typeof MinerErrorCode];
 

@@ -1,7 +1,8 @@
 /**
  * Block production (Lotus `miner/` and the MinerGetBaseInfo / MinerCreateBlock API): the mining
  * base, the election with its winning PoSt, block creation. The mining loop (`mining-loop.ts`)
- * schedules them; the node wires them to the wallet, which signs.
+ * schedules them; the node wires them to the wallet, which signs. `sealing/` seals new
+ * committed-capacity sectors.
  */
 export {
   checkBaseInfoRound,
@@ -15,3 +16,12 @@ export type { MinerContext, SignFunction } from './context.js';
 export { type BlockTemplate, blockTemplateFromLotusJson, createBlock } from './create-block.js';
 export { attemptElection, type ElectionWin, winningBlockTemplate } from './election.js';
 export { MinerError, MinerErrorCode } from './errors.js';
+export {
+  type NodeSealingChainOptions,
+  nodeSealingChainApi,
+  type SealingChainApi,
+  SealingPipeline,
+  type SealingPipelineOptions,
+  type SealingSector,
+  SectorState,
+} from './sealing/index.js';

@@ -13,3 +13,10 @@ export class RepoLockedError extends LedgerError {
     super('ERR_REPO_LOCKED', `repo ${path} is in use by process ${pid} (is another \`ledger daemon\` running?)`);
   }
 }
+
+/** A storage-miner request names a miner this node does not run, or cannot run (no worker key here). */
+export class NoSuchMinerError extends LedgerError {
+  constructor(message: string) {
+    super('ERR_NO_SUCH_MINER', message);
+  }
+}

@@ -23,12 +23,13 @@ import type { Wallet } from '../wallet/index.js';
 import type { ChainServices } from './chain-services.js';
 
 export interface Mining {
-  readonly loop: MiningLoop;
   readonly validator: BlockValidator;
   /** Where every block enters the chain; the network services share it. */
   readonly intake: BlockIntake;
   /** What MinerGetBaseInfo and MinerCreateBlock call. */
   readonly rpc: MiningContext;
+  /** A mining loop for one miner whose worker key is in the wallet (`local-miners.ts` runs one per miner). */
+  miningLoop(miner: Address): MiningLoop;
 }
 
 export function createMining(input: {
@@ -47,23 +48,25 @@ export function createMining(input: {
   // The wallet signs synchronously; the miner library takes an async signer so a remote one fits too.
   const sign = async (address: Address, data: Uint8Array): Promise<Signature> => wallet.sign(address, data);
   const build = (template: BlockTemplate) => createBlock(ctx, template, sign);
-  const loop = new MiningLoop({
-    miner: devnet.miner,
-    chain,
-    blockDelaySecs: params.blockDelaySecs,
-    propagationDelaySecs: params.propagationDelaySecs,
-    elect: (base, round) => attemptElection(ctx, devnet.miner, base, round, sign),
-    createBlock: build,
-    intake,
-    messages: input.messages,
-    slashFilter: new SlashFilter(services.db.chainIndex),
-    ...(input.onBlock === undefined ? {} : { onBlock: input.onBlock }),
-    logger: logger.child({ module: 'miner' }),
-  });
+  const slashFilter = new SlashFilter(services.db.chainIndex);
+  const miningLoop = (miner: Address) =>
+    new MiningLoop({
+      miner,
+      chain,
+      blockDelaySecs: params.blockDelaySecs,
+      propagationDelaySecs: params.propagationDelaySecs,
+      elect: (base, round) => attemptElection(ctx, miner, base, round, sign),
+      createBlock: build,
+      intake,
+      messages: input.messages,
+      slashFilter,
+      ...(input.onBlock === undefined ? {} : { onBlock: input.onBlock }),
+      logger: logger.child({ module: 'miner', miner: miner.toString() }),
+    });
   return {
-    loop,
     validator,
     intake,
+    miningLoop,
     rpc: {
       baseInfo: async (miner, round, base, signal) => {
         checkBaseInfoRound(ctx, round, base, Date.now());

@@ -5,6 +5,7 @@
  * to the RPC context its methods read.
  */
 import type { Logger } from 'pino';
+import { MessageSearch } from '../chain/message-search.js';
 import { listenMultiaddr, parseListenAddress } from '../rpc/endpoint.js';
 import type { RpcContext, RpcServer, TokenAuthority } from '../rpc/index.js';
 import { setDefaultNetwork } from '../types/index.js';
@@ -13,6 +14,7 @@ import { type ChainServices, openDevnetChain } from './chain-services.js';
 import { loadConfig, type NodeConfig } from './config.js';
 import type { DevnetOptions } from './devnet.js';
 import { hasDevnet } from './devnet.js';
+import type { LocalMiners } from './local-miners.js';
 import { createLogger } from './logger.js';
 import type { Mining } from './mining.js';
 import { type MpoolServices, openMpool } from './mpool-services.js';
@@ -100,8 +102,13 @@ export class LedgerNode {
   readonly apiAddress: string;
   /** The chain, its states, beacon and devnet identity; undefined on a repo without a chain. */
   readonly chain: ChainServices | undefined;
-  /** Block production: validator, MinerGetBaseInfo/MinerCreateBlock and the mining loop (running unless `devnet.mine` is false). */
+  /** Block production: validator, block intake, MinerGetBaseInfo/MinerCreateBlock. */
   readonly mining: Mining | undefined;
+  /**
+   * The storage miners the node runs (mining, sealing, window PoSt): the devnet's genesis miner unless
+   * `devnet.mine` is false or the wallet lacks its worker key, and those added since.
+   */
+  readonly miners: LocalMiners | undefined;
   /** The message pool, gas estimation and MpoolPushMessage's signer; with the chain. */
   readonly mpool: MpoolServices | undefined;
   /** Mints API tokens with the repo's secret. */
@@ -121,6 +128,7 @@ export class LedgerNode {
     apiAddress: string;
     chain: ChainServices | undefined;
     mining: Mining | undefined;
+    miners: LocalMiners | undefined;
     mpool: MpoolServices | undefined;
     tokens: TokenAuthority;
     wallet: Wallet;
@@ -133,6 +141,7 @@ export class LedgerNode {
     this.apiAddress = parts.apiAddress;
     this.chain = parts.chain;
     this.mining = parts.mining;
+    this.miners = parts.miners;
     this.mpool = parts.mpool;
     this.tokens = parts.tokens;
     this.wallet = parts.wallet;
@@ -146,6 +155,7 @@ export class LedgerNode {
     let chain: ChainServices | undefined;
     let net: NetworkServices | undefined;
     let mining: Mining | undefined;
+    let miners: LocalMiners | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
       const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
@@ -172,8 +182,26 @@ export class LedgerNode {
             });
       // A node mines the devnet's miner only with its worker key: a node that joined the devnet follows it.
       // Mining starts before the network and the RPC server so the first winning PoSt runs while they start.
-      if (options.devnet?.mine !== false && chain !== undefined && wallet.has(chain.devnet.worker)) {
-        mining?.loop.start();
+      if (chain !== undefined && mining !== undefined && mpool !== undefined) {
+        const { LocalMiners } = await import('./local-miners.js');
+        miners = new LocalMiners({
+          repoPath: repo.path,
+          chain: chain.chain,
+          params: chain.params,
+          db: chain.db,
+          wallet,
+          signer: mpool.signer,
+          search: new MessageSearch({ chain: chain.chain }),
+          miningLoop: mining.miningLoop,
+          logger,
+        });
+        // A node that joined the devnet without its worker key follows it; `mine: false` sets the miner up, stopped.
+        await miners.start(
+          wallet.has(chain.devnet.worker)
+            ? { address: chain.devnet.miner, sectorDirectory: chain.devnet.sectorDirectory }
+            : undefined,
+          options.devnet?.mine !== false,
+        );
       }
       // The RPC server and libp2p are loaded only now (most of the startup's module loading), while the
       // first winning PoSt is already running off the main thread.
@@ -208,6 +236,7 @@ export class LedgerNode {
               },
             }),
         ...(mining === undefined ? {} : { mining: mining.rpc }),
+        ...(miners === undefined ? {} : { storage: miners }),
         ...(mpool === undefined ? {} : { mpool }),
         ...(net === undefined ? {} : { net: { network: net.network, sync: net.sync } }),
       };
@@ -230,9 +259,22 @@ export class LedgerNode {
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);
       logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
-      return new LedgerNode({ repo, logger, server, lock, apiAddress, chain, mining, mpool, tokens, wallet, net });
+      return new LedgerNode({
+        repo,
+        logger,
+        server,
+        lock,
+        apiAddress,
+        chain,
+        mining,
+        miners,
+        mpool,
+        tokens,
+        wallet,
+        net,
+      });
     } catch (error) {
-      await mining?.loop.stop().catch(() => undefined);
+      await miners?.stop().catch(() => undefined);
       await net?.stop().catch(() => undefined);
       chain?.db.close();
       lock.release();
@@ -247,7 +289,7 @@ export class LedgerNode {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       try {
-        await this.mining?.loop.stop();
+        await this.miners?.stop();
         await this.net?.stop();
         await this.#server.close();
         await this.chain?.chain.settled();

@@ -43,9 +43,16 @@ export {
   windowPostProofOf,
 } from './registered-proofs.js';
 export {
+  addPiece,
   batchVerifySealsSync,
+  type CommitPhase1Output,
+  commitPhase1,
+  commitPhase2,
   commitSector,
   finalizeSector,
+  type PreCommitPhase1Output,
+  precommitPhase1,
+  precommitPhase2,
   precommitSector,
   presealSector,
   type SealVerifyInfo,

@@ -3,6 +3,7 @@
  * the PoRep parameters), finalize, and seal verification. Sector files live under `dir` in
  * lotus-seed's layout (`sealed/s-t0<miner>-<n>`, `cache/s-t0<miner>-<n>/`, `unsealed/…`).
  */
+import type { ExternalObject } from '@ledger-node/native';
 import { proofsDirs } from './environment.js';
 import { call, callAsync, native } from './native.js';
 import { DEVNET_SEAL_PROOF, type RegisteredSealProof } from './registered-proofs.js';
@@ -50,14 +51,52 @@ export function precommitSector(
   return callAsync(() => native.proofsPrecommitSectorAsync(toNative(sector), inputs.ticket, inputs.piece));
 }
 
+/** What the commit (C1) needs beside the sector: the commitments, the ticket and the interactive seed. */
+export type CommitInputs = SectorCommitments & { ticket: Uint8Array; seed: Uint8Array };
+
+function commitArguments(inputs: CommitInputs) {
+  return [inputs.ticket, inputs.seed, inputs.commR, inputs.commD] as const;
+}
+
 /** C1 and C2 of a pre-committed sector: its seal proof (192 bytes for 2 KiB). */
-export function commitSector(
+export function commitSector(sector: SectorRef, inputs: CommitInputs): Promise<Uint8Array> {
+  return callAsync(() => native.proofsCommitSectorAsync(toNative(sector), ...commitArguments(inputs)));
+}
+
+/**
+ * The sealing phases one by one, as Lotus's workers run them (AddPiece, PC1, PC2, C1, C2):
+ * `precommitSector` and `commitSector` chain them in a single call each. What PC1 and C1 hand on
+ * stays in the native core; JS holds an opaque handle to pass to the next phase.
+ */
+export type PreCommitPhase1Output = ExternalObject<'PreCommitPhase1'>;
+export type CommitPhase1Output = ExternalObject<'CommitPhase1'>;
+
+/** AddPiece: fresh sector directories and the unsealed copy of `piece` (exactly the sector's unpadded size); its CommP. */
+export function addPiece(sector: SectorRef, piece: Uint8Array): Promise<Uint8Array> {
+  return callAsync(() => native.proofsAddPieceAsync(toNative(sector), piece));
+}
+
+/** PC1 of a sector `addPiece` filled with the piece committed to by `commP`. */
+export function precommitPhase1(
   sector: SectorRef,
-  inputs: SectorCommitments & { ticket: Uint8Array; seed: Uint8Array },
-): Promise<Uint8Array> {
-  return callAsync(() =>
-    native.proofsCommitSectorAsync(toNative(sector), inputs.ticket, inputs.seed, inputs.commR, inputs.commD),
-  );
+  inputs: { ticket: Uint8Array; commP: Uint8Array },
+): Promise<PreCommitPhase1Output> {
+  return callAsync(() => native.proofsPrecommitPhase1Async(toNative(sector), inputs.ticket, inputs.commP));
+}
+
+/** PC2: the sector's commitments. */
+export function precommitPhase2(sector: SectorRef, phase1: PreCommitPhase1Output): Promise<SectorCommitments> {
+  return callAsync(() => native.proofsPrecommitPhase2Async(toNative(sector), phase1));
+}
+
+/** C1: the vanilla proofs of the challenged nodes. */
+export function commitPhase1(sector: SectorRef, inputs: CommitInputs): Promise<CommitPhase1Output> {
+  return callAsync(() => native.proofsCommitPhase1Async(toNative(sector), ...commitArguments(inputs)));
+}
+
+/** C2: the seal proof (192 bytes for 2 KiB). Needs the PoRep parameters. */
+export function commitPhase2(sector: SectorRef, phase1: CommitPhase1Output): Promise<Uint8Array> {
+  return callAsync(() => native.proofsCommitPhase2Async(toNative(sector), phase1));
 }
 
 /** Keeps only what PoSt reads (replica, tree-r-last, aux files) and removes the unsealed copy. */

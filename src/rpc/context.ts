@@ -5,7 +5,8 @@
  * of importing a singleton, so every handler stays testable on its own.
  */
 import type { ChainStore, TipSetStates } from '../chain/index.js';
-import type { BlockTemplate, MiningBaseInfoJson } from '../miner/index.js';
+import type { BlockTemplate, MiningBaseInfoJson, SealingSector } from '../miner/index.js';
+import type { WindowPostStatus } from '../miner/window-post/index.js';
 import type { GasEstimator, MessagePool, MessageSigner } from '../mpool/index.js';
 import type { LedgerNetwork } from '../net/index.js';
 import type { NetworkParams } from '../params/index.js';
@@ -45,6 +46,31 @@ export interface MiningContext {
   createBlock(template: BlockTemplate): Promise<BlockMsg>;
 }
 
+/**
+ * The storage miners this node runs (src/node `local-miners.ts`): each seals sectors, proves them
+ * every deadline and mines blocks. `miner` undefined means the first one (the devnet's genesis miner).
+ */
+export interface StorageContext {
+  /** The miners this node runs, in the order they were added. */
+  miners(): readonly LocalMinerStatus[];
+  /** Starts running a miner whose worker key is in the wallet, and remembers it across restarts. */
+  add(miner: Address): Promise<LocalMinerStatus>;
+  /** Lotus `PledgeSector`: allocates a committed-capacity sector and starts sealing it. */
+  pledgeSector(miner?: Address): Promise<SealingSector>;
+  /** The sectors the node is sealing or has sealed, by number. */
+  sectors(miner?: Address): readonly SealingSector[];
+  provingPause(miner?: Address): WindowPostStatus;
+  provingResume(miner?: Address): WindowPostStatus;
+}
+
+/** One miner the node runs. */
+export interface LocalMinerStatus {
+  readonly address: Address;
+  readonly worker: Address;
+  readonly sectorDirectory: string;
+  readonly proving: WindowPostStatus;
+}
+
 /** The message pool and gas estimation (src/mpool, wired by src/node): the Mpool* and Gas* methods. */
 export interface MpoolContext {
   readonly pool: MessagePool;
@@ -67,6 +93,8 @@ export interface RpcContext {
   /** Absent until the node has a chain (a repo without a devnet or sync serves only wallet/auth). */
   readonly chain?: ChainContext;
   readonly mining?: MiningContext;
+  /** Absent on a node that runs no storage miner. */
+  readonly storage?: StorageContext;
   /** Absent without a chain, like `chain`. */
   readonly mpool?: MpoolContext;
   /** Absent without a chain, like `chain`. */
@@ -82,6 +110,7 @@ export const SERVICES = {
   mpool: 'a message pool',
   net: 'the libp2p network and chain sync',
   mining: 'block production',
+  storage: 'a storage miner',
 } as const satisfies { readonly [K in keyof RpcContext as undefined extends RpcContext[K] ? K : never]-?: string };
 export type Service = keyof typeof SERVICES;
 

@@ -9,6 +9,7 @@ export {
 export { type LedgerApi, ledgerApi, RpcClient, type RpcClientOptions } from './client.js';
 export {
   type ChainContext,
+  type LocalMinerStatus,
   type MiningContext,
   type MpoolContext,
   type NodeInfo,
@@ -16,6 +17,7 @@ export {
   SERVICES,
   type ServedContext,
   type Service,
+  type StorageContext,
 } from './context.js';
 export { Dispatcher } from './dispatcher.js';
 export { type ApiInfo, type HostPort, listenMultiaddr, parseApiInfo, parseListenAddress, rpcUrl } from './endpoint.js';

@@ -181,7 +181,7 @@ test(
     const followerChain = follower.chain!.chain;
     const sourceChain = source.node.chain!.chain;
     // It follows (no worker key, no mining); the devnet has mined on since the export.
-    expect(follower.mining?.loop.running ?? false).toBe(false);
+    expect(follower.miners?.miners().length ?? 0).toBe(0);
     const startedAt = sourceChain.head().height;
     // A block the devnet mines after the follower joined, reached by the follower through sync.
     const target = startedAt + 1n;

@@ -98,8 +98,8 @@ afterAll(async () => {
 test(
   'a follower started after 100+ epochs catches up: sync wait prints Done!, Height diff 0, all three agree on the head',
   async () => {
-    expect(early.mining?.loop.running ?? false).toBe(false);
-    expect(late.mining?.loop.running ?? false).toBe(false);
+    expect(early.miners?.miners().length ?? 0).toBe(0);
+    expect(late.miners?.miners().length ?? 0).toBe(0);
     const minerChain = miner.node.chain!.chain;
     expect(late.chain!.chain.head().height).toBeLessThan(BigInt(CATCH_UP_FROM));
     // `sync wait` from the moment the late follower starts: it follows the catch-up and ends with Done!
@@ -115,7 +115,7 @@ test(
     expect(peers).toContain(miner.node.net!.network.peerId);
 
     // With the miner paused, all three settle on one head tipset.
-    await miner.node.mining!.loop.stop();
+    await miner.node.miners!.miningLoop().stop();
     try {
       const nodes = [miner.node, early, late];
       await until(
@@ -127,7 +127,7 @@ test(
       expect(new Set(heads.map((state) => state.stateRoot.toString())).size).toBe(1);
       expect(minerChain.head().height).toBeGreaterThanOrEqual(BigInt(CATCH_UP_FROM));
     } finally {
-      miner.node.mining!.loop.start();
+      miner.node.miners!.miningLoop().start();
     }
   },
   TIMEOUT_MS,

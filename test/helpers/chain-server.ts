@@ -6,7 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
-import { generateJwtSecret, type RpcMethod, RpcServer, TokenAuthority } from '../../src/rpc/index.js';
+import {
+  generateJwtSecret,
+  type RpcMethod,
+  RpcServer,
+  type StorageContext,
+  TokenAuthority,
+} from '../../src/rpc/index.js';
 import type { RpcLimits } from '../../src/rpc/limits.js';
 import { setDefaultNetwork } from '../../src/types/index.js';
 import { Keystore, Wallet } from '../../src/wallet/index.js';
@@ -29,6 +35,8 @@ export interface ChainServerOptions {
   readonly logger?: Logger;
   /** The chain fixture's options (fundedTemplate() by default). */
   readonly chain?: TestChainOptions;
+  /** A storage service beside the chain (absent by default, as on a node that runs no miner). */
+  readonly storage?: StorageContext;
 }
 
 export async function startChainServer(options: ChainServerOptions = {}): Promise<ChainServer> {
@@ -42,6 +50,7 @@ export async function startChainServer(options: ChainServerOptions = {}): Promis
       wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
       tokens,
       chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
+      ...(options.storage === undefined ? {} : { storage: options.storage }),
     },
     logger: options.logger ?? pino({ level: 'silent' }),
     host: '127.0.0.1',

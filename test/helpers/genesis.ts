@@ -61,17 +61,19 @@ export function genesisMiner(index: number, owner: Address, worker: Address, sec
 }
 
 /**
- * Genesis miner `id` with two sectors really pre-sealed into `sectorDirectory` (as lotus-seed
- * does), so it can win elections with real winning PoSts. Needs the cached 2 KiB parameters.
+ * Genesis miner `id` with `sectorCount` (default two) sectors really pre-sealed into
+ * `sectorDirectory` (as lotus-seed does), so it can win elections with real winning PoSts and
+ * prove them in window PoSts. Needs the cached 2 KiB parameters.
  */
 export async function presealedMiner(
   sectorDirectory: string,
   id: Address,
   worker: Address,
   peerId: string,
+  sectorCount = 2n,
 ): Promise<GenesisMiner> {
   const sectors = [];
-  for (let sectorNumber = 0n; sectorNumber < 2n; sectorNumber++) {
+  for (let sectorNumber = 0n; sectorNumber < sectorCount; sectorNumber++) {
     const { commR, commD } = await presealSector({ dir: sectorDirectory, minerId: id.id(), sectorNumber });
     sectors.push({ commR: sealedCid(commR), commD: unsealedCid(commD), sectorNumber, proofType: 5 });
   }

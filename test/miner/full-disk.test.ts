@@ -98,7 +98,7 @@ function fill(path: string, slack: number): number {
     const services = node.chain!;
     const { chain, db } = services;
     const miner = services.devnet.miner;
-    const loop = node.mining!.loop;
+    const loop = node.miners!.miningLoop();
 
     const filler = join(datastore, 'filler');
     // Three 4 KiB pages left: room for a commit of the slash-filter record alone (two pages of a

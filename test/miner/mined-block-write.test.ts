@@ -20,7 +20,7 @@ test(
     const devnet = await startDevnet({ mine: false, blockTimeMs: 1000, accounts: 1 });
     try {
       const { chain, db, devnet: info } = devnet.node.chain!;
-      const loop = devnet.node.mining!.loop;
+      const loop = devnet.node.miners!.miningLoop();
       const genesis = chain.genesis;
       // The disk is full when the first mined tipset is indexed: after the slash filter recorded the
       // block and the blockstore took it, in the same transaction. Only this one write is a double.

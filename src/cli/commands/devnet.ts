@@ -41,7 +41,7 @@ const CIRCUIT_NAMES: Record<string, string> = {
 };
 
 /** A progress bar that appears only if a parameter actually has to be generated. */
-function parameterProgress(): { onProgress: (event: ParameterProgress) => void; stop: () => void } {
+export function parameterProgress(): { onProgress: (event: ParameterProgress) => void; stop: () => void } {
   let progress: Progress | undefined;
   return {
     onProgress: (event) => {

@@ -17,7 +17,7 @@ import {
 } from '../../types/index.js';
 import { toHex } from '../../utils/bytes.js';
 import { LedgerError } from '../../utils/errors.js';
-import { apiOf, connectToNode, findNode, globalOptions } from '../node-connection.js';
+import { apiOf, connectToNode, findNode, type GlobalOptions, globalOptions } from '../node-connection.js';
 
 function cidArgument(value: string): CID {
   try {
@@ -147,6 +147,26 @@ function messageConfidence(version: string): number {
  */
 const WAIT_CALL_MS = 240_000;
 
+/** StateWaitMsg until the message lands (at the node's confidence) or `timeoutMs` passes: its MsgLookup JSON. */
+export async function waitForMessage(options: GlobalOptions, cid: CID, timeoutMs: number): Promise<unknown> {
+  const api = await connectToNode(options);
+  const { Version } = await api.Version();
+  const endpoint = findNode(options);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new LedgerError('ERR_TIMEOUT', `timed out waiting for message ${cid}`);
+    const client = apiOf(endpoint, Math.min(left, WAIT_CALL_MS));
+    try {
+      return await client.StateWaitMsg(cidToLotusJson(cid), messageConfidence(Version), -1, true);
+    } catch (error) {
+      // Only this call's own time limit is retried; the node's errors and refusals end the wait.
+      const timedOut = error instanceof NodeUnreachableError && (error.cause as Error)?.name === 'TimeoutError';
+      if (!timedOut) throw error;
+    }
+  }
+}
+
 export function stateCommand(): Command {
   const state = new Command('state').description("Inspect a message's execution on the chain of a running node");
 
@@ -174,24 +194,8 @@ export function stateCommand(): Command {
     .argument('<messageCid>', 'the message CID (the signed CID for secp256k1 messages)', cidArgument)
     .option('--timeout <duration>', 'give up after this long', parseDuration, 600_000)
     .action(async (cid: CID, options: { timeout: number }, command: Command) => {
-      const api = await connectToNode(globalOptions(command));
-      const { Version } = await api.Version();
-      const endpoint = findNode(globalOptions(command));
-      const deadline = Date.now() + options.timeout;
-      for (;;) {
-        const left = deadline - Date.now();
-        if (left <= 0) throw new LedgerError('ERR_TIMEOUT', `timed out waiting for message ${cid}`);
-        const client = apiOf(endpoint, Math.min(left, WAIT_CALL_MS));
-        try {
-          const lookup = await client.StateWaitMsg(cidToLotusJson(cid), messageConfidence(Version), -1, true);
-          process.stdout.write(formatMsgLookup(cid, lookup));
-          return;
-        } catch (error) {
-          // Only this call's own time limit is retried; the node's errors and refusals end the wait.
-          const timedOut = error instanceof NodeUnreachableError && (error.cause as Error)?.name === 'TimeoutError';
-          if (!timedOut) throw error;
-        }
-      }
+      const lookup = await waitForMessage(globalOptions(command), cid, options.timeout);
+      process.stdout.write(formatMsgLookup(cid, lookup));
     });
 
   state

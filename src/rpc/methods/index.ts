@@ -14,6 +14,7 @@ import { stateMinerMethods } from './state-miner.js';
 import { stateMinerPledgeMethods } from './state-miner-pledge.js';
 import { stateMinerProvingMethods } from './state-miner-proving.js';
 import { stateNetworkMethods } from './state-network.js';
+import { storageMethods } from './storage.js';
 import { syncMethods } from './sync.js';
 import { walletMethods } from './wallet.js';
 
@@ -31,6 +32,7 @@ export const allMethods = [
   ...stateMinerProvingMethods,
   ...stateNetworkMethods,
   ...minerMethods,
+  ...storageMethods,
   ...mpoolMethods,
   ...gasMethods,
   ...netMethods,

@@ -535,7 +535,7 @@ describe('Deadline (deadline_state_test.rs)', () => {
 });
 
 describe('Deadline proofs and snapshots', () => {
-  const proof = (byte: number) => [{ poStProof: 3n, proofBytes: new Uint8Array([byte]) }];
+  const proof = (byte: number) => [{ postProof: 3n, proofBytes: new Uint8Array([byte]) }];
 
   test('optimistic proofs become the disputable snapshot at the window end, with the sectors', () => {
     const setup = newDeadline();
@@ -693,7 +693,7 @@ describe('Deadline and Deadlines blocks', () => {
   });
 
   test('a WindowedPoSt is [partitions, proofs]', () => {
-    const value = { partitions: bf(0, 2), proofs: [{ poStProof: 10n, proofBytes: new Uint8Array([1, 2]) }] };
+    const value = { partitions: bf(0, 2), proofs: [{ postProof: 10n, proofBytes: new Uint8Array([1, 2]) }] };
     const node = decodeCbor(windowedPoStStruct.encode(value)) as unknown[];
     expect(node).toHaveLength(2);
     expect(windowedPoStStruct.decode(windowedPoStStruct.encode(value))).toEqual(value);

@@ -129,7 +129,7 @@ describe('sector lifecycle on chain', () => {
       params: submitWindowedPoStParams.encode({
         deadline: deadlineIndex,
         partitions,
-        proofs: [{ poStProof: 10n, proofBytes: proof }],
+        proofs: [{ postProof: 10n, proofBytes: proof }],
         chainCommitEpoch: challenge,
         chainCommitRand: ticketDraw(DomainSeparationTag.PoStChainCommit, challenge, new Uint8Array()),
       }),

@@ -24,7 +24,7 @@
 import type { CID } from 'multiformats/cid';
 import { Amt, BitField, type Blockstore, bitFieldKind } from '../../../ipld/index.js';
 import type { CborNode } from '../../../types/cbor-node.js';
-import { declareStruct, kinds, type StructValue } from '../../../types/index.js';
+import { declareStruct, kinds, postProofStruct, type StructValue } from '../../../types/index.js';
 import type { Mutable } from '../../runtime.js';
 import { illegalArgument, illegalState, notFound, orIllegalState } from './abort.js';
 import { BitFieldQueue } from './bitfield-queue.js';
@@ -35,7 +35,7 @@ import {
   expirationSetLength,
   isEmptyExpirationSet,
 } from './expiration-queue.js';
-import { type PoStPartition, type PoStProof, poStProofStruct } from './params.js';
+import type { PoStPartition, PoStProof } from './params.js';
 import { Partition } from './partition.js';
 import {
   addPower,
@@ -69,7 +69,7 @@ export const DEADLINE_OPTIMISTIC_POST_SUBMISSIONS_AMT_BITWIDTH = 2;
 /** builtin-actors `WindowedPoSt`: an optimistically accepted proof and the partitions it proves. */
 export const windowedPoStStruct = declareStruct('WindowedPoSt', [
   { key: 'partitions', json: 'Partitions', kind: bitFieldKind },
-  { key: 'proofs', json: 'Proofs', kind: kinds.array(poStProofStruct.kind) },
+  { key: 'proofs', json: 'Proofs', kind: kinds.array(postProofStruct.kind) },
 ]);
 export type WindowedPoSt = StructValue<typeof windowedPoStStruct>;
 

@@ -12,21 +12,13 @@ import { type DeadlineInfo, newDeadlineInfo } from './deadline-info.js';
 import { Deadlines } from './deadlines.js';
 import { repayDebtsOrAbort } from './funds.js';
 import { consensusFaultActive } from './onboarding.js';
-import { declareFaultsParams, declareFaultsRecoveredParams, type SectorLocation } from './params.js';
-import { ADDRESSED_PARTITIONS_MAX, ADDRESSED_SECTORS_MAX } from './policy.js';
+import { declareFaultsParams, declareFaultsRecoveredParams } from './params.js';
 import { addPower, type PowerPair, ZERO_POWER } from './power-pair.js';
 import { deadlineInfoNow } from './proving-state.js';
 import { DeadlineSectorMap } from './sector-map.js';
 import { Sectors } from './sectors.js';
 import { burnFunds, checkBalanceInvariants, minerInfo, requestUpdatePower, validateCallerIsControl } from './sends.js';
 import { minerStateCodec } from './state.js';
-
-function sectorMapOf(rt: Runtime, declarations: readonly SectorLocation[]): DeadlineSectorMap {
-  const map = new DeadlineSectorMap();
-  for (const d of declarations) map.add(rt.networkParams.minerPolicy, d.deadline, d.partition, d.sectors);
-  map.check(ADDRESSED_PARTITIONS_MAX, ADDRESSED_SECTORS_MAX);
-  return map;
-}
 
 /** The next challenge window of deadline `index`, which a declaration must reach before its cutoff. */
 function declarationDeadline(rt: Runtime, periodStart: bigint, index: bigint, what: string): DeadlineInfo {
@@ -41,7 +33,10 @@ function declarationDeadline(rt: Runtime, periodStart: bigint, index: bigint, wh
 }
 
 export function declareFaults(rt: Runtime, params: Uint8Array | null): null {
-  const toProcess = sectorMapOf(rt, decodeParams(params, declareFaultsParams).faults);
+  const toProcess = DeadlineSectorMap.ofDeclarations(
+    rt.networkParams.minerPolicy,
+    decodeParams(params, declareFaultsParams).faults,
+  );
   const policy = rt.networkParams.minerPolicy;
   const powerDelta = rt.transaction(minerStateCodec, (state) => {
     const info = minerInfo(rt, state);
@@ -72,7 +67,10 @@ export function declareFaults(rt: Runtime, params: Uint8Array | null): null {
 }
 
 export function declareFaultsRecovered(rt: Runtime, params: Uint8Array | null): null {
-  const toProcess = sectorMapOf(rt, decodeParams(params, declareFaultsRecoveredParams).recoveries);
+  const toProcess = DeadlineSectorMap.ofDeclarations(
+    rt.networkParams.minerPolicy,
+    decodeParams(params, declareFaultsRecoveredParams).recoveries,
+  );
   const feeToBurn = rt.transaction(minerStateCodec, (state) => {
     const feeToBurn = repayDebtsOrAbort(rt, state);
     const info = minerInfo(rt, state);

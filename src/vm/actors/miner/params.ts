@@ -4,7 +4,10 @@
  * pipeline and window PoSt scheduler build them; the actor reads them.
  */
 import { bitFieldKind } from '../../../ipld/index.js';
-import { addressKind, declareStruct, kinds, type StructValue } from '../../../types/index.js';
+import { addressKind, declareStruct, kinds, postProofStruct, type StructValue } from '../../../types/index.js';
+
+export type { PoStProof } from '../../../types/index.js';
+
 import { filterEstimateStruct } from '../cbor.js';
 
 /** `SectorPreCommitInfo`: what a miner commits to before proving a sector. */
@@ -90,18 +93,11 @@ export const poStPartitionStruct = declareStruct('PoStPartition', [
 ]);
 export type PoStPartition = StructValue<typeof poStPartitionStruct>;
 
-/** go-state-types `proof.PoStProof`. */
-export const poStProofStruct = declareStruct('PoStProof', [
-  { key: 'poStProof', json: 'PoStProof', kind: kinds.int64 },
-  { key: 'proofBytes', json: 'ProofBytes', kind: kinds.bytes },
-]);
-export type PoStProof = StructValue<typeof poStProofStruct>;
-
 /** SubmitWindowedPoSt (method 5). */
 export const submitWindowedPoStParams = declareStruct('SubmitWindowedPoStParams', [
   { key: 'deadline', json: 'Deadline', kind: kinds.uint64 },
   { key: 'partitions', json: 'Partitions', kind: kinds.array(poStPartitionStruct.kind) },
-  { key: 'proofs', json: 'Proofs', kind: kinds.array(poStProofStruct.kind) },
+  { key: 'proofs', json: 'Proofs', kind: kinds.array(postProofStruct.kind) },
   { key: 'chainCommitEpoch', json: 'ChainCommitEpoch', kind: kinds.int64, description: 'epoch' },
   { key: 'chainCommitRand', json: 'ChainCommitRand', kind: kinds.bytes },
 ]);

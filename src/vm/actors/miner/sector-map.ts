@@ -6,6 +6,7 @@
 import { BitField } from '../../../ipld/index.js';
 import type { MinerPolicy } from '../../../params/index.js';
 import { illegalArgument } from './abort.js';
+import { ADDRESSED_PARTITIONS_MAX, ADDRESSED_SECTORS_MAX } from './policy.js';
 
 const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -52,6 +53,20 @@ export class PartitionSectorMap {
 /** Deadline index → partition index → sector numbers. */
 export class DeadlineSectorMap {
   readonly #byDeadline = new Map<bigint, PartitionSectorMap>();
+
+  /**
+   * The sectors of a message's fault, recovery or termination declarations, within the per-message
+   * limits (AddressedPartitionsMax, AddressedSectorsMax); USR_ILLEGAL_ARGUMENT otherwise.
+   */
+  static ofDeclarations(
+    policy: MinerPolicy,
+    declarations: Iterable<{ readonly deadline: bigint; readonly partition: bigint; readonly sectors: BitField }>,
+  ): DeadlineSectorMap {
+    const map = new DeadlineSectorMap();
+    for (const d of declarations) map.add(policy, d.deadline, d.partition, d.sectors);
+    map.check(ADDRESSED_PARTITIONS_MAX, ADDRESSED_SECTORS_MAX);
+    return map;
+  }
 
   /** Adds sectors at a deadline and partition; USR_ILLEGAL_ARGUMENT for a deadline past the period's last. */
   add(policy: MinerPolicy, deadlineIndex: bigint, partitionIndex: bigint, sectorNumbers: BitField): void {

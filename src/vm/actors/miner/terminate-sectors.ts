@@ -40,11 +40,7 @@ export function scheduleEarlyTerminationWork(rt: Runtime): void {
 export function terminateSectors(rt: Runtime, params: Uint8Array | null): Uint8Array {
   const p = decodeParams(params, terminateSectorsParams);
   const policy = rt.networkParams.minerPolicy;
-  const toProcess = new DeadlineSectorMap();
-  for (const termination of p.terminations) {
-    toProcess.add(policy, termination.deadline, termination.partition, termination.sectors);
-  }
-  toProcess.check(ADDRESSED_PARTITIONS_MAX, ADDRESSED_SECTORS_MAX);
+  const toProcess = DeadlineSectorMap.ofDeclarations(policy, p.terminations);
   const { hadEarlyTerminations, powerDelta } = rt.transaction(minerStateCodec, (state) => {
     const hadEarlyTerminations = !state.earlyTerminations.isEmpty();
     const info = minerInfo(rt, state);

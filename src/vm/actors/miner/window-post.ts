@@ -58,7 +58,7 @@ function verifyWindowedPoSt(
   );
   return rt.verifyPoSt({
     randomness,
-    proofs: proofs.map((p) => ({ postProof: Number(p.poStProof), proofBytes: p.proofBytes })),
+    proofs: proofs.map((p) => ({ postProof: Number(p.postProof), proofBytes: p.proofBytes })),
     challengedSectors: sectors.map((s) => ({
       sealProof: Number(s.sealProof),
       sectorNumber: s.sectorNumber,
@@ -74,8 +74,8 @@ export function submitWindowedPoSt(rt: Runtime, params: Uint8Array | null): null
   if (p.proofs.length !== 1)
     rt.abort(ExitCode.UsrIllegalArgument, `expected exactly one proof, got ${p.proofs.length}`);
   const proof = p.proofs[0] as PoStProof;
-  if (!rt.networkParams.windowPoStProofTypes.includes(Number(proof.poStProof)))
-    rt.abort(ExitCode.UsrIllegalArgument, `proof type ${proof.poStProof} not allowed`);
+  if (!rt.networkParams.windowPoStProofTypes.includes(Number(proof.postProof)))
+    rt.abort(ExitCode.UsrIllegalArgument, `proof type ${proof.postProof} not allowed`);
   if (p.deadline >= policy.wPoStPeriodDeadlines)
     rt.abort(ExitCode.UsrIllegalArgument, `invalid deadline ${p.deadline} of ${policy.wPoStPeriodDeadlines}`);
   if (p.chainCommitRand.length > 32) {
@@ -84,10 +84,10 @@ export function submitWindowedPoSt(rt: Runtime, params: Uint8Array | null): null
   const powerDelta = rt.transaction(minerStateCodec, (state) => {
     const info = minerInfo(rt, state);
     validateCallerIsControl(rt, info);
-    if (proof.poStProof !== info.windowPoStProofType) {
+    if (proof.postProof !== info.windowPoStProofType) {
       rt.abort(
         ExitCode.UsrIllegalArgument,
-        `expected proof of type ${info.windowPoStProofType}, got ${proof.poStProof}`,
+        `expected proof of type ${info.windowPoStProofType}, got ${proof.postProof}`,
       );
     }
     const maxSize = WINDOW_POST_PROOF_SIZE * p.partitions.length;

@@ -1,0 +1,217 @@
+/**
+ * The storage miners a node runs: for each one whose worker key is in the wallet, a mining loop
+ * (it wins blocks with its power), a sealing pipeline (it pledges committed-capacity sectors) and a
+ * window PoSt scheduler (it proves them every deadline), all on the node's chain and wallet — what
+ * a Lotus full node plus one lotus-miner per miner would do. The devnet's genesis miner always runs;
+ * miners added later (`ledger miner init`) are remembered in `<repo>/miners.json` and started again
+ * after a restart.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { ChainStore } from '../chain/index.js';
+import type { MessageSearch } from '../chain/message-search.js';
+import type { LedgerDatabase } from '../db/index.js';
+import { nodeSealingChainApi, SealingPipeline, type SealingSector } from '../miner/index.js';
+import type { MiningLoop } from '../miner/mining-loop.js';
+import { nodeWindowPostChainApi, WindowPostScheduler, type WindowPostStatus } from '../miner/window-post/index.js';
+import type { MessageSigner } from '../mpool/index.js';
+import type { NetworkParams } from '../params/index.js';
+import type { LocalMinerStatus, StorageContext } from '../rpc/index.js';
+import { StateTree } from '../state/index.js';
+import { Address } from '../types/index.js';
+import { keyAddressOf, minerInfo } from '../vm/index.js';
+import type { Wallet } from '../wallet/index.js';
+import { NoSuchMinerError } from './errors.js';
+
+/** Where a miner added after genesis keeps its sectors: `<repo>/sectors/<miner>`. */
+const ADDED_MINERS_FILE = 'miners.json';
+/** The devnet produces a tipset every block time: one tipset on top is confidence enough (Lotus 2k: 1). */
+const DEVNET_MESSAGE_CONFIDENCE = 1n;
+
+interface LocalMiner {
+  readonly address: Address;
+  readonly worker: Address;
+  readonly sectorDirectory: string;
+  readonly loop: MiningLoop;
+  readonly sealing: SealingPipeline;
+  readonly windowPost: WindowPostScheduler;
+}
+
+export interface LocalMinersOptions {
+  readonly repoPath: string;
+  readonly chain: ChainStore;
+  readonly params: NetworkParams;
+  readonly db: LedgerDatabase;
+  readonly wallet: Wallet;
+  readonly signer: Pick<MessageSigner, 'pushMessage'>;
+  readonly search: Pick<MessageSearch, 'wait'>;
+  /** A mining loop for a miner (they share the node's validator, intake and slash filter). */
+  readonly miningLoop: (miner: Address) => MiningLoop;
+  readonly logger: Logger;
+}
+
+export class LocalMiners implements StorageContext {
+  readonly #options: LocalMinersOptions;
+  readonly #miners = new Map<string, LocalMiner>();
+  #started = false;
+
+  constructor(options: LocalMinersOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Sets up the devnet miner (when its worker key is here) and every miner added before, and runs
+   * them unless `run` is false (then each waits, stopped, for `miningLoop(…).start()` and the like).
+   */
+  async start(
+    devnetMiner: { readonly address: Address; readonly sectorDirectory: string } | undefined,
+    run = true,
+  ): Promise<void> {
+    this.#started = run;
+    if (devnetMiner !== undefined) await this.#run(devnetMiner.address, devnetMiner.sectorDirectory);
+    for (const entry of this.#readAdded()) await this.#run(Address.fromString(entry.Address), entry.SectorDirectory);
+  }
+
+  /** A miner's mining loop (the first miner's by default). */
+  miningLoop(miner?: Address): MiningLoop {
+    return this.#get(miner).loop;
+  }
+
+  /** A miner's window PoSt scheduler (the first miner's by default). */
+  windowPost(miner?: Address): WindowPostScheduler {
+    return this.#get(miner).windowPost;
+  }
+
+  async stop(): Promise<void> {
+    for (const miner of this.#miners.values()) {
+      await miner.loop.stop();
+      await miner.windowPost.stop();
+      await miner.sealing.stop();
+    }
+  }
+
+  miners(): LocalMinerStatus[] {
+    return [...this.#miners.values()].map((m) => ({
+      address: m.address,
+      worker: m.worker,
+      sectorDirectory: m.sectorDirectory,
+      proving: m.windowPost.status(),
+    }));
+  }
+
+  async add(miner: Address): Promise<LocalMinerStatus> {
+    const id = this.#idOf(miner);
+    if (!this.#miners.has(id.toString())) {
+      const sectorDirectory = join(this.#options.repoPath, 'sectors', id.toString());
+      await this.#run(id, sectorDirectory);
+      this.#writeAdded([
+        ...this.#readAdded().filter((e) => e.Address !== id.toString()),
+        { Address: id.toString(), SectorDirectory: sectorDirectory },
+      ]);
+    }
+    return this.miners().find((m) => m.address.equals(id)) as LocalMinerStatus;
+  }
+
+  pledgeSector(miner?: Address): Promise<SealingSector> {
+    return this.#get(miner).sealing.pledgeSector();
+  }
+
+  sectors(miner?: Address): readonly SealingSector[] {
+    return this.#get(miner).sealing.sectors();
+  }
+
+  provingPause(miner?: Address): WindowPostStatus {
+    const { windowPost } = this.#get(miner);
+    windowPost.pause();
+    return windowPost.status();
+  }
+
+  provingResume(miner?: Address): WindowPostStatus {
+    const { windowPost } = this.#get(miner);
+    windowPost.resume();
+    return windowPost.status();
+  }
+
+  #get(miner: Address | undefined): LocalMiner {
+    const found =
+      miner === undefined ? this.#miners.values().next().value : this.#miners.get(this.#idOf(miner).toString());
+    if (found === undefined) {
+      throw new NoSuchMinerError(
+        miner === undefined ? 'this node runs no storage miner' : `this node does not run miner ${miner}`,
+      );
+    }
+    return found;
+  }
+
+  /** The miner's ID address; an error naming it when there is no such miner on chain. */
+  #idOf(miner: Address): Address {
+    const tree = StateTree.load(this.#options.chain.blockstore, this.#options.chain.head().parentStateRoot);
+    const id = tree.lookupId(miner);
+    if (id === undefined) throw new NoSuchMinerError(`no miner ${miner} on chain`);
+    return Address.newId(id);
+  }
+
+  async #run(miner: Address, sectorDirectory: string): Promise<void> {
+    const { chain, params, db, wallet, signer, search, logger } = this.#options;
+    const tree = StateTree.load(chain.blockstore, chain.head().parentStateRoot);
+    const info = minerInfo(tree, miner);
+    const workerKey = keyAddressOf(tree, info.worker);
+    if (!wallet.has(workerKey)) {
+      throw new NoSuchMinerError(
+        `miner ${miner}: the wallet does not hold its worker key ${workerKey} (${info.worker})`,
+      );
+    }
+    mkdirSync(sectorDirectory, { recursive: true });
+    const api = { chain, params, signer, search };
+    const child = logger.child({ miner: miner.toString() });
+    const sealing = await SealingPipeline.open({
+      store: db.sealing,
+      chain: nodeSealingChainApi(api),
+      miner,
+      sectorDirectory,
+      params,
+      messageConfidence: DEVNET_MESSAGE_CONFIDENCE,
+      logger: child.child({ module: 'sealing' }),
+    });
+    const windowPost = new WindowPostScheduler({
+      miner,
+      api: nodeWindowPostChainApi(api),
+      policy: params.minerPolicy,
+      sectorDirectory,
+      logger: child.child({ module: 'wdpost' }),
+    });
+    const local: LocalMiner = {
+      address: miner,
+      worker: workerKey,
+      sectorDirectory,
+      loop: this.#options.miningLoop(miner),
+      sealing,
+      windowPost,
+    };
+    this.#miners.set(miner.toString(), local);
+    if (this.#started) {
+      local.loop.start();
+      local.windowPost.start();
+      local.sealing.start();
+    }
+  }
+
+  #addedFile(): string {
+    return join(this.#options.repoPath, ADDED_MINERS_FILE);
+  }
+
+  #readAdded(): Array<{ Address: string; SectorDirectory: string }> {
+    const file = this.#addedFile();
+    return existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as Array<{ Address: string; SectorDirectory: string }>)
+      : [];
+  }
+
+  /** Written to a temporary file and renamed, so a crash leaves the old list or the new one. */
+  #writeAdded(entries: ReadonlyArray<{ Address: string; SectorDirectory: string }>): void {
+    const file = this.#addedFile();
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o644 });
+    renameSync(`${file}.tmp`, file);
+  }
+}

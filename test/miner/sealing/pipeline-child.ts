@@ -1,0 +1,28 @@
+/**
+ * A sealing pipeline in its own process (for the kill -9 test): the node database at argv[2], sector
+ * files under argv[3], the chain over the fork channel. It resumes what the database holds, pledges
+ * one sector when it holds none, and reports each transition and each settled sector to the parent.
+ */
+import { LedgerDatabase } from '../../../src/db/index.js';
+import { SealingPipeline } from '../../../src/miner/sealing/index.js';
+import { DEVNET_2K } from '../../../src/params/index.js';
+import { chainOverIpc, reportSector } from './ipc-chain.js';
+import { MINER } from './scripted-chain.js';
+
+const [databasePath, sectorDirectory] = process.argv.slice(2);
+const db = LedgerDatabase.open(databasePath!);
+const pipeline = await SealingPipeline.open({
+  store: db.sealing,
+  chain: chainOverIpc(),
+  miner: MINER,
+  sectorDirectory: sectorDirectory!,
+  params: DEVNET_2K,
+  messageConfidence: 1n,
+  onTransition: (sector) => reportSector('transition', sector),
+});
+pipeline.start();
+if (pipeline.sectors().length === 0) await pipeline.pledgeSector();
+for (const sector of pipeline.sectors()) reportSector('settled', await pipeline.whenSettled(sector.sectorNumber));
+await pipeline.stop();
+db.close();
+process.disconnect();
