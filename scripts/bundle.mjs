@@ -19,7 +19,12 @@ const outdir = join(root, 'dist', 'bundle');
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
   // Named, so the outputs are dist/bundle/main.js (bin/ledger.js runs it) and dist/bundle/index.js.
-  entryPoints: { main: join(root, 'dist', 'cli', 'main.js'), index: join(root, 'dist', 'index.js') },
+  entryPoints: {
+    main: join(root, 'dist', 'cli', 'main.js'),
+    index: join(root, 'dist', 'index.js'),
+    // The sealing process's script (src/proofs/seal-process.ts finds it beside the chunk that forks it).
+    'seal-worker': join(root, 'dist', 'proofs', 'seal-worker.js'),
+  },
   outdir,
   bundle: true,
   splitting: true,

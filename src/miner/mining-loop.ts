@@ -122,6 +122,7 @@ export class MiningLoop {
   #abort: AbortController | undefined;
   #blocksMined = 0;
   #nullRounds = 0;
+  #skippedRounds = 0;
 
   constructor(options: MiningLoopOptions) {
     this.#options = options;
@@ -135,6 +136,11 @@ export class MiningLoop {
   /** Rounds this miner lost the election in (null rounds, unless another miner won them). */
   get nullRounds(): number {
     return this.#nullRounds;
+  }
+
+  /** Rounds the loop came to too late to mine (behind the clock): block production missed them. */
+  get skippedRounds(): number {
+    return this.#skippedRounds;
   }
 
   get running(): boolean {
@@ -175,7 +181,10 @@ export class MiningLoop {
         // Behind the clock (proofs slower than an epoch, or a restart after downtime): go straight to
         // the round due now and leave null rounds, so block timestamps keep up with the wall clock.
         const skipped = this.#roundsDue(base) - 1n;
-        if (skipped > nulls) nulls = skipped;
+        if (skipped > nulls) {
+          this.#skippedRounds += Number(skipped - nulls);
+          nulls = skipped;
+        }
         const round = base.height + nulls + 1n;
         const timestamp = base.timestamp + delay * (nulls + 1n);
         // Lotus mines a round once its base has had time to propagate.

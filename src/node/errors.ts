@@ -1,6 +1,6 @@
 import { LedgerError } from '../utils/errors.js';
 
-/** config.toml is unreadable or has a value of the wrong type; the message names the file and key. */
+/** config.toml (or another file of the repo) is unreadable or has a value of the wrong type; the message names the file and key. */
 export class ConfigError extends LedgerError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('ERR_CONFIG', message, options);

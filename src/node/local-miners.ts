@@ -17,17 +17,24 @@ import type { MiningLoop } from '../miner/mining-loop.js';
 import { nodeWindowPostChainApi, WindowPostScheduler, type WindowPostStatus } from '../miner/window-post/index.js';
 import type { MessageSigner } from '../mpool/index.js';
 import type { NetworkParams } from '../params/index.js';
+import { SealProcess } from '../proofs/index.js';
 import type { LocalMinerStatus, StorageContext } from '../rpc/index.js';
 import { StateTree } from '../state/index.js';
-import { Address } from '../types/index.js';
+import { Address, addressFromLotusJson } from '../types/index.js';
 import { keyAddressOf, minerInfo } from '../vm/index.js';
 import type { Wallet } from '../wallet/index.js';
-import { NoSuchMinerError } from './errors.js';
+import { ConfigError, NoSuchMinerError } from './errors.js';
 
 /** Where a miner added after genesis keeps its sectors: `<repo>/sectors/<miner>`. */
 const ADDED_MINERS_FILE = 'miners.json';
 /** The devnet produces a tipset every block time: one tipset on top is confidence enough (Lotus 2k: 1). */
 const DEVNET_MESSAGE_CONFIDENCE = 1n;
+
+/** An entry of `miners.json`. */
+interface AddedMiner {
+  readonly Address: string;
+  readonly SectorDirectory: string;
+}
 
 interface LocalMiner {
   readonly address: Address;
@@ -54,6 +61,8 @@ export interface LocalMinersOptions {
 export class LocalMiners implements StorageContext {
   readonly #options: LocalMinersOptions;
   readonly #miners = new Map<string, LocalMiner>();
+  /** One sealing process for all the miners: sectors seal one step at a time, below proving's priority. */
+  readonly #sealer = new SealProcess();
   #started = false;
 
   constructor(options: LocalMinersOptions) {
@@ -84,11 +93,15 @@ export class LocalMiners implements StorageContext {
   }
 
   async stop(): Promise<void> {
-    for (const miner of this.#miners.values()) {
+    const miners = [...this.#miners.values()];
+    // The pipelines stop first, so that closing the sealing process under a C2 fails no sector.
+    const sealing = miners.map((miner) => miner.sealing.stop());
+    this.#sealer.close();
+    for (const miner of miners) {
       await miner.loop.stop();
       await miner.windowPost.stop();
-      await miner.sealing.stop();
     }
+    await Promise.all(sealing);
   }
 
   miners(): LocalMinerStatus[] {
@@ -172,6 +185,7 @@ export class LocalMiners implements StorageContext {
       sectorDirectory,
       params,
       messageConfidence: DEVNET_MESSAGE_CONFIDENCE,
+      sealer: this.#sealer,
       logger: child.child({ module: 'sealing' }),
     });
     const windowPost = new WindowPostScheduler({
@@ -201,15 +215,33 @@ export class LocalMiners implements StorageContext {
     return join(this.#options.repoPath, ADDED_MINERS_FILE);
   }
 
-  #readAdded(): Array<{ Address: string; SectorDirectory: string }> {
+  /** The miners added before; an error naming the file and the entry when it is not what `#writeAdded` writes. */
+  #readAdded(): AddedMiner[] {
     const file = this.#addedFile();
-    return existsSync(file)
-      ? (JSON.parse(readFileSync(file, 'utf8')) as Array<{ Address: string; SectorDirectory: string }>)
-      : [];
+    if (!existsSync(file)) return [];
+    const bad = (what: string, cause?: unknown) =>
+      new ConfigError(`${file}: ${what}; expected [{"Address": "<miner>", "SectorDirectory": "<path>"}, …]`, { cause });
+    let entries: unknown;
+    try {
+      entries = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw bad(`not JSON (${(error as Error).message})`, error);
+    }
+    if (!Array.isArray(entries)) throw bad('not a list');
+    return entries.map((entry: unknown, i) => {
+      const { Address: address, SectorDirectory: sectorDirectory } = (entry ?? {}) as Record<string, unknown>;
+      try {
+        addressFromLotusJson(address, `[${i}].Address`);
+      } catch (error) {
+        throw bad((error as Error).message, error);
+      }
+      if (typeof sectorDirectory !== 'string') throw bad(`[${i}].SectorDirectory is not a path`);
+      return { Address: address as string, SectorDirectory: sectorDirectory };
+    });
   }
 
   /** Written to a temporary file and renamed, so a crash leaves the old list or the new one. */
-  #writeAdded(entries: ReadonlyArray<{ Address: string; SectorDirectory: string }>): void {
+  #writeAdded(entries: readonly AddedMiner[]): void {
     const file = this.#addedFile();
     writeFileSync(`${file}.tmp`, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o644 });
     renameSync(`${file}.tmp`, file);

@@ -61,3 +61,4 @@ export {
   verifySeal,
   verifySealSync,
 } from './seal.js';
+export { type Sealer, SealProcess } from './seal-process.js';

@@ -37,7 +37,7 @@ export function renderApiMarkdown(methods: readonly RpcMethod[]): string {
     '',
     `JSON-RPC 2.0 over HTTP \`POST\` at \`/rpc/v0\` (API ${API_SEMVER[0].join('.')}) and \`/rpc/v1\` (API ${API_SEMVER[1].join('.')}), ` +
       `with \`Content-Type: application/json\`. Every method is served as \`${primary}.<Name>\` and, for stock Lotus clients, ` +
-      `as \`${alias}.<Name>\`. Parameters are positional and all required (send \`null\` where a value may be unset). ` +
+      `as \`${alias}.<Name>\`. Parameters are positional and all required (send \`null\` where a value may be unset), except a trailing \`miner\` that ledger-node adds to a Lotus storage method: a Lotus client leaves it out. ` +
       'The full schemas are in the OpenRPC document that `rpc.discover` returns.',
     '',
     `Permissions: ${PERMISSIONS.map((p) => `\`${p}\``).join(' < ')}. A call without a token has \`read\`; a token ` +

@@ -280,7 +280,8 @@ export class Dispatcher {
     const missing = this.#unavailable.size === 0 ? undefined : this.#unavailable.get(method);
     if (missing !== undefined) throw new ServiceUnavailableError(name, missing);
 
-    if (params.length !== method.params.length) {
+    const required = method.params.filter((param) => param.optional !== true).length;
+    if (params.length < required || params.length > method.params.length) {
       const expected = method.params.map((p) => p.name).join(', ');
       throw new JsonRpcError(
         JsonRpcErrorCode.InvalidParams,
@@ -289,6 +290,7 @@ export class Dispatcher {
     }
     const decoded = method.params.map((param, i) => {
       try {
+        if (i >= params.length) return param.decode(null, param.name);
         return param.decode(plain ? params[i] : plainJson(params[i]), param.name);
       } catch (error) {
         if (!(error instanceof LedgerError)) throw error;

@@ -57,6 +57,11 @@ export interface ParamDeclaration<T, J = unknown> {
    * `path` (the parameter's name) and says what was expected (the types' `…FromLotusJson` do).
    */
   readonly decode: (json: unknown, path: string) => T;
+  /**
+   * A trailing parameter Lotus's method does not have (a ledger-node extension): a Lotus client
+   * leaves it out, and it decodes as null.
+   */
+  readonly optional?: true;
   /** Type only, never set: carries `J` to the typed client (client.ts). */
   readonly lotusJson?: J;
 }

@@ -1,6 +1,7 @@
 /**
  * The OpenRPC document `rpc.discover` returns, generated from the method declarations of one API
- * version. Parameters are positional (`paramStructure: by-position`) and all required, as in Lotus;
+ * version. Parameters are positional (`paramStructure: by-position`) and required, as in Lotus, but
+ * for the trailing ones ledger-node adds to a Lotus method (a Lotus client leaves them out);
  * `x-permission` carries the permission each method needs.
  */
 import { API_SEMVER, type ApiVersion, NAMESPACES, type RpcMethod } from './method.js';
@@ -17,7 +18,7 @@ export interface OpenRpcMethod {
   name: string;
   description: string;
   paramStructure: 'by-position';
-  params: Array<{ name: string; description: string; required: true; schema: unknown }>;
+  params: Array<{ name: string; description: string; required: boolean; schema: unknown }>;
   result: { name: string; description: string; schema: unknown };
   'x-permission': string;
 }
@@ -29,7 +30,7 @@ export function buildOpenRpcDocument(methods: readonly RpcMethod[], apiVersion: 
     info: {
       title: 'Ledger RPC API',
       version: API_SEMVER[apiVersion].join('.'),
-      description: `Lotus-compatible JSON-RPC 2.0 over HTTP POST at /rpc/v${apiVersion}. Every ${primary}.X method also answers as ${alias}.X.`,
+      description: `Lotus-compatible JSON-RPC 2.0 over HTTP POST and WebSocket at /rpc/v${apiVersion}. Every ${primary}.X method also answers as ${alias}.X. A result schema marked x-channel is a channel (WebSocket only): the answer is its id, and the values follow as xrpc.ch.val notifications.`,
     },
     // Only what this path serves: some methods have a v0 and a v1 form, or exist on one path only.
     methods: methods
@@ -42,7 +43,7 @@ export function buildOpenRpcDocument(methods: readonly RpcMethod[], apiVersion: 
         params: method.params.map((param) => ({
           name: param.name,
           description: param.description,
-          required: true,
+          required: param.optional !== true,
           schema: param.schema,
         })),
         result: { name: method.result.name, description: method.result.description, schema: method.result.schema },

@@ -63,7 +63,11 @@ beforeAll(async () => {
   daemon.stderr?.on('data', (chunk) => {
     daemonLog += chunk;
   });
-  await waitFor(() => existsSync(join(repo, 'api')), `the daemon's api file (log: ${daemonLog})`);
+  // The api file is written just before the 'node started' line reaches stderr: wait for both.
+  await waitFor(
+    () => existsSync(join(repo, 'api')) && daemonLog.includes('node started'),
+    `the daemon's api file and start line (log: ${daemonLog})`,
+  );
   port = Number(readFileSync(join(repo, 'api'), 'utf8').split('/')[4]);
 });
 

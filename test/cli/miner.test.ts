@@ -1,8 +1,22 @@
 /**
  * `ledger miner …` against a running devnet (the built CLI, `npm run build:ts` first): the genesis
  * miner's info and proving state, pausing its window PoSt, `miner init` creating a second miner that
- * the node then runs, and a pledged sector entering its sealing pipeline.
+ * the node then runs, two pledged sectors sealed, proven on chain and giving it power, while the
+ * genesis miner keeps proving its own deadlines and the devnet keeps its block time; then a second
+ * node syncs the chain — pre-commits, prove-commits with their PoRep, window PoSts — from genesis
+ * over libp2p with full validation and reaches the same state.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { importGenesisIntoRepo } from '../../src/cli/genesis-import.js';
+import { bitFieldFromLotusJson } from '../../src/ipld/index.js';
+import type { MiningLoop } from '../../src/miner/mining-loop.js';
+import { LedgerNode } from '../../src/node/index.js';
+import { StateTree } from '../../src/state/index.js';
+import { Address } from '../../src/types/index.js';
+import { minerPower } from '../../src/vm/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
 import { runLedger } from '../helpers/ledger-cli.js';
 
@@ -55,23 +69,135 @@ test('an unknown miner is refused with the node message', async () => {
   expect(run.stderr).toContain('t09999');
 }, 60_000);
 
-test('miner init creates a second miner the node runs, and sectors pledge starts sealing for it', async () => {
-  const owner = devnet.accounts[0]?.address as string;
-  const init = await ledger('init', '--owner', owner);
-  expect(init).toMatch(/Created worker key t3[a-z0-9]+; funding it with [\d.]+ FIL from /);
-  // The new worker key's account takes the next ID, the miner the one after.
-  const created = /New miners address is: (t0\d+) \(t2[a-z0-9]+\)\n/.exec(init)?.[1] as string;
-  expect(created).toBe('t01002');
-  expect(init).toContain(`Miner ${created} is running in the node`);
-  const miners = await devnet.rpc<{ Address: string }[]>('StorageMinerList');
-  expect(miners.map((miner) => miner.Address)).toEqual(['t01000', created]);
-  expect(await ledger('info', '--miner', created)).toContain(`Miner: ${created} (2.0 KiB sectors)`);
+type TipSetJson = { Height: number; Cids: unknown[] };
 
-  expect(await ledger('sectors', 'pledge', '--miner', created)).toBe('Created CC sector: 0\n');
-  expect(await ledger('sectors', 'list', '--miner', created)).toMatch(
-    new RegExp(`^Miner: ${created}\nID +State +OnChain +Activation +Expiration\n0 +\\w+ +NO\n$`),
-  );
-  const sealing = await ledger('sectors', 'status', '0', '--miner', created, '--on-chain-info');
-  expect(sealing).toMatch(/^SectorID:\t0\nStatus:\t\t\w+\n/);
-  expect(sealing).toContain('OnChain Info\n\tnot on chain yet\n');
-}, 300_000);
+/** Epochs between `from` and the head that have no tipset (null rounds: nobody mined that round). */
+async function nullRoundsSince(from: number): Promise<number[]> {
+  const missed: number[] = [];
+  let tipset = await devnet.rpc<TipSetJson & { Blocks: { Parents: unknown[] }[] }>('ChainHead');
+  while (tipset.Height > from) {
+    const parent = await devnet.rpc<typeof tipset>('ChainGetTipSet', [tipset.Blocks[0]?.Parents]);
+    for (let h = parent.Height + 1; h < tipset.Height; h++) missed.push(h);
+    tipset = parent;
+  }
+  return missed;
+}
+
+/** Polls `read` every 2 s until `done` holds; fails naming `what` after `ms`. */
+async function until<T>(what: string, ms: number, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const stopAt = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > stopAt) throw new Error(`${what}: still ${JSON.stringify(value)} after ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+test(
+  'miner init creates a second miner the node runs; two pledged sectors are sealed, proven and give it 4 KiB of power',
+  async () => {
+    const owner = devnet.accounts[0]?.address as string;
+    const start = (await devnet.rpc<TipSetJson>('ChainHead')).Height;
+    const loop = devnet.node.miners?.miningLoop() as MiningLoop;
+    const skippedBefore = loop.skippedRounds;
+    const init = await ledger('init', '--owner', owner);
+    expect(init).toMatch(/Created worker key t3[a-z0-9]+; funding it with [\d.]+ FIL from /);
+    // The new worker key's account takes the next ID, the miner the one after.
+    const created = /New miners address is: (t0\d+) \(t2[a-z0-9]+\)\n/.exec(init)?.[1] as string;
+    expect(created).toBe('t01002');
+    expect(init).toContain(`Miner ${created} is running in the node`);
+    const miners = await devnet.rpc<{ Address: string }[]>('StorageMinerList');
+    expect(miners.map((miner) => miner.Address)).toEqual(['t01000', created]);
+    expect(await ledger('info', '--miner', created)).toContain(`Miner: ${created} (2.0 KiB sectors)`);
+
+    expect(await ledger('sectors', 'pledge', '--miner', created)).toBe('Created CC sector: 0\n');
+    expect(await ledger('sectors', 'list', '--miner', created)).toMatch(
+      new RegExp(`^Miner: ${created}\nID +State +OnChain +Activation +Expiration\n0 +\\w+ +NO\n$`),
+    );
+    const sealing = await ledger('sectors', 'status', '0', '--miner', created, '--on-chain-info');
+    expect(sealing).toMatch(/^SectorID:\t0\nStatus:\t\t\w+\n/);
+    expect(sealing).toContain('OnChain Info\n\tnot on chain yet\n');
+
+    // A second sector; both go through PC, pre-commit, seed, C2 and prove-commit (PoRep verified on chain).
+    expect(await ledger('sectors', 'pledge', '--miner', created)).toBe('Created CC sector: 1\n');
+    const list = await until(
+      'both sectors Proving',
+      12 * 60_000,
+      () => ledger('sectors', 'list', '--miner', created),
+      (text) => (text.match(/ Proving /g) ?? []).length === 2,
+    );
+    expect(list).toMatch(/\n0 +Proving +YES +\d+ +\d+\n1 +Proving +YES +\d+ +\d+\n$/);
+    // Sealing ran in its own process below the node's priority: block production missed no round
+    // (null rounds from lost elections — e^-5 a round for a lone miner — are not misses).
+    const sealed = (await devnet.rpc<TipSetJson>('ChainHead')).Height;
+    const nullRounds = await nullRoundsSince(start);
+    const skipped = loop.skippedRounds - skippedBefore;
+    process.stderr.write(
+      `epochs ${start}..${sealed} while sealing two sectors: rounds missed ${skipped}, null rounds ${JSON.stringify(nullRounds)}\n`,
+    );
+    expect(skipped).toBe(0);
+    // Power arrives with the sectors' first window PoSt, sent by the node's scheduler (within a proving period).
+    type Power = { MinerPower: { RawBytePower: string } };
+    const power = await until(
+      'the new miner has power',
+      10 * 60_000,
+      () => devnet.rpc<Power>('StateMinerPower', [created, null]),
+      (p) => p.MinerPower.RawBytePower !== '0',
+    );
+    expect(power.MinerPower.RawBytePower).toBe('4096');
+    // Meanwhile the genesis miner has proven its own deadlines: no faults, its 4 KiB intact.
+    expect(await ledger('proving', 'faults')).toBe('Miner: t01000\ndeadline  partition  sectors\n');
+    const genesisPower = await devnet.rpc<Power>('StateMinerPower', [devnet.miner.address, null]);
+    expect(genesisPower.MinerPower.RawBytePower).toBe('4096');
+
+    // Proving paused, the miner's deadline closes unproven: its sectors turn faulty and its power goes.
+    expect(await ledger('proving', 'pause', '--miner', created)).toBe(`Paused window PoSt of ${created}: paused\n`);
+    const faultsOf = async () => bitFieldFromLotusJson(await devnet.rpc('StateMinerFaults', [created, null]));
+    await until('the paused miner faulty', 10 * 60_000, faultsOf, (faults) => faults.size === 2n);
+    expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('0');
+    expect(await ledger('proving', 'faults', '--miner', created)).toMatch(
+      new RegExp(`^Miner: ${created}\ndeadline  partition  sectors\nd+ +0 +0\nd+ +0 +1\n$`),
+    );
+    // Resumed, it declares them recovered and proves them in their next window: the power comes back.
+    expect(await ledger('proving', 'resume', '--miner', created)).toBe(`Resumed window PoSt of ${created}: running\n`);
+    await until(
+      'the power back',
+      12 * 60_000,
+      () => devnet.rpc<Power>('StateMinerPower', [created, null]),
+      (p) => p.MinerPower.RawBytePower === '4096',
+    );
+    expect((await faultsOf()).isEmpty()).toBe(true);
+    expect(devnet.node.miners!.windowPost(Address.fromString(created)).status().recoveries.length).toBeGreaterThan(0);
+
+    // A second node syncs all of it from genesis, validating every block (PoRep, the recovering PoSt), to the same state.
+    const target = devnet.node.chain!.chain.head();
+    const repo = mkdtempSync(join(tmpdir(), 'ledger-miner-follower-'));
+    await importGenesisIntoRepo(repo, join(devnet.repoPath, 'genesis.car'));
+    const follower = await LedgerNode.start({
+      repoPath: repo,
+      logger: pino({ level: process.env.LEDGER_TEST_LOG ?? 'silent' }),
+      overrides: { apiPort: 0 },
+      p2p: { bootstrap: devnet.node.net!.network.listenAddresses() },
+    });
+    try {
+      const followed = follower.chain!.chain;
+      const deadline = Date.now() + 10 * 60_000;
+      while (followed.head().height < target.height) {
+        if (Date.now() > deadline)
+          throw new Error(`the follower reached only ${followed.head().height} of ${target.height}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const same = followed.getTipSetByHeight(target.height, followed.head(), false);
+      expect(same.key.equals(target.key)).toBe(true);
+      const state = await follower.chain!.states.stateOf(same);
+      expect(state.stateRoot.equals((await devnet.node.chain!.states.stateOf(target)).stateRoot)).toBe(true);
+      const tree = StateTree.load(followed.blockstore, state.stateRoot);
+      expect(minerPower(tree, Address.fromString(created), follower.chain!.params)?.miner.rawBytePower).toBe(4096n);
+    } finally {
+      await follower.stop();
+      rmSync(repo, { recursive: true, force: true });
+    }
+  },
+  30 * 60_000,
+);

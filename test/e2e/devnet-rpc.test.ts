@@ -170,10 +170,13 @@ describe('on the genesis', () => {
     ]);
     expect(power.MinerPower.RawBytePower).toBe('4096');
     expect(power.HasMinPower).toBe(true);
-    expect(await devnet.rpc('StateMinerPower', [accounts[0], null])).toMatchObject({
-      MinerPower: { RawBytePower: '0', QualityAdjPower: '0' },
-      HasMinPower: false,
-    });
+    for (const noClaim of [accounts[0], 't099999']) {
+      expect(await devnet.rpc('StateMinerPower', [noClaim, null])).toMatchObject({
+        MinerPower: { RawBytePower: '0', QualityAdjPower: '0' },
+        TotalPower: { RawBytePower: '4096' },
+        HasMinPower: false,
+      });
+    }
   });
 
   test('MinerGetBaseInfo needs a tipset key and describes the round', async () => {

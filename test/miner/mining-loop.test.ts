@@ -53,6 +53,7 @@ test('lost elections are null rounds: round r on the same base is tried at its b
   }
   // An election in flight when stop() came is dropped, not counted.
   expect(loop.nullRounds).toBeGreaterThanOrEqual(calls.length - 1);
+  expect(loop.skippedRounds).toBe(0);
   expect(loop.blocksMined).toBe(0);
   expect(loop.running).toBe(false);
   // The chain is untouched.
@@ -84,6 +85,9 @@ test('a miner behind the clock (slow proofs, a restart after downtime) goes stra
   expect(rounds[0]).toBeLessThanOrEqual(due);
   // Then one round after another, as the clock moves on.
   expect(rounds[1]).toBe(rounds[0]! + 1n);
+  // The rounds jumped over are counted as skipped (missed by block production), the lost ones as null.
+  expect(loop.skippedRounds).toBe(Number(rounds[0]! - 1n));
+  expect(loop.nullRounds).toBeGreaterThanOrEqual(1);
 });
 
 test('a failing round is logged and the loop carries on; stop() ends a sleeping loop at once', async () => {

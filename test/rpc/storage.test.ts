@@ -144,7 +144,12 @@ test('PledgeSector needs write, returns abi.SectorID, and SectorsList lists it',
   const pledged = await call(chain.url(), 'Ledger.PledgeSector', [null], writer());
   expect(pledged.result).toEqual({ Miner: 1000, Number: 3 });
   expect((await call(chain.url(), 'Ledger.SectorsList', ['t01000'])).result).toEqual([0, 3]);
-  const packing = (await call(chain.url(), 'Ledger.SectorsStatus', [3, true, null])).result;
+  // As a Lotus client calls them (lotus-miner's methods have no miner parameter): the first miner.
+  expect((await call(chain.url(), 'Filecoin.PledgeSector', [], writer())).result).toEqual({ Miner: 1000, Number: 4 });
+  expect((await call(chain.url(), 'Filecoin.SectorsList', [])).result).toEqual([0, 3, 4]);
+  const tooMany = await call(chain.url(), 'Ledger.SectorsList', ['t01000', 1]);
+  expect(tooMany.error?.message).toBe("wrong param count (method 'Ledger.SectorsList'): 2 != 1 (expected [miner])");
+  const packing = (await call(chain.url(), 'Ledger.SectorsStatus', [3, true])).result;
   expect(packing).toMatchObject({ SectorID: 3, State: 'Packing', CommR: null, OnChain: null });
 });
 

@@ -7,8 +7,10 @@
  * and a message is pushed under the UUID stored with the state that sends it, so pushing again
  * returns the message already sent.
  *
- * The heavy steps (AddPiece + PC1 + PC2, C1 + C2) run in the native core on the libuv thread pool,
- * so the event loop (block production, the RPC) keeps running while a sector seals.
+ * The heavy steps (AddPiece + PC1 + PC2, C1 + C2) run through a `Sealer`: in the node, one sealing
+ * process at the lowest CPU priority shared by all its miners (src/proofs/seal-process.ts), so block
+ * production and window PoSt keep their cores while a sector seals; by default, the native core on
+ * this process's libuv thread pool.
  */
 import { randomUUID } from 'node:crypto';
 import type { CID } from 'multiformats/cid';
@@ -22,6 +24,7 @@ import {
   finalizeSector,
   precommitSector,
   type RegisteredSealProof,
+  type Sealer,
   type SectorRef,
   sectorSize,
   verifySeal,
@@ -52,6 +55,8 @@ export const DEFAULT_MESSAGE_CONFIDENCE = 5n;
 
 /** Bad proofs tolerated before a sector is given up (Lotus reseals after the second). */
 const MAX_INVALID_PROOFS = 2;
+/** The longest wait, in heads, before a step whose chain calls keep failing runs again. */
+export const MAX_RETRY_HEADS = 64;
 
 type StepChanges = Partial<Omit<SealingSectorRecord, 'miner' | 'sectorNumber' | 'state' | 'updatedAt'>>;
 type Step = (sector: SealingSector) => Promise<SealingSector>;
@@ -71,6 +76,8 @@ export interface SealingPipelineOptions {
   readonly ccSectorLifetime?: bigint;
   /** Tipsets on top of a message's execution before its receipt counts; default 5. */
   readonly messageConfidence?: bigint;
+  /** Runs PC and C1 + C2; default in this process. */
+  readonly sealer?: Sealer;
   readonly logger?: Logger | undefined;
   /** Called after each persisted transition (logs, metrics, tests). */
   readonly onTransition?: ((sector: SealingSector) => void) | undefined;
@@ -125,6 +132,7 @@ export class SealingPipeline {
   readonly #params: SealingPipelineOptions['params'];
   readonly #sectorDirectory: string;
   readonly #sealProof: RegisteredSealProof;
+  readonly #sealer: Sealer;
   readonly #ccSectorLifetime: bigint;
   readonly #messageConfidence: bigint;
   readonly #logger: Logger | undefined;
@@ -147,6 +155,7 @@ export class SealingPipeline {
     this.#params = options.params;
     this.#sectorDirectory = options.sectorDirectory;
     this.#sealProof = sealProof;
+    this.#sealer = options.sealer ?? { precommitSector, commitSector };
     this.#ccSectorLifetime = options.ccSectorLifetime ?? DEFAULT_CC_SECTOR_LIFETIME;
     this.#messageConfidence = options.messageConfidence ?? DEFAULT_MESSAGE_CONFIDENCE;
     this.#logger = options.logger;
@@ -246,8 +255,8 @@ export class SealingPipeline {
   }
 
   /**
-   * Stops after the steps running now: waits are cut short, and a native step that is running
-   * finishes and is persisted. Resolves when no sector runs.
+   * Stops: waits are cut short, and a step that is running is dropped when it returns (it runs
+   * again at the next start). Resolves when no sector runs.
    */
   async stop(): Promise<void> {
     this.#abort.abort();
@@ -279,30 +288,42 @@ export class SealingPipeline {
 
   async #run(start: SealingSector): Promise<void> {
     let sector = start;
+    /** Failures of the current step in a row. */
+    let failures = 0;
     for (let step = this.#steps[sector.state]; step !== undefined; step = this.#steps[sector.state]) {
       if (this.#abort.signal.aborted) return;
       let next: SealingSector;
       try {
         next = await step(sector);
+        // Stopped meanwhile: what the step found is dropped (its sealing process may have been
+        // closed under it); it runs again at the next start, and a message it sent carries its MsgUuid.
+        if (this.#abort.signal.aborted) return;
       } catch (error) {
         if (this.#abort.signal.aborted) return;
         if (error instanceof MinerError && error.code === MinerErrorCode.SealingBadRecord) {
           // Retrying cannot bring back what the record lacks.
           next = this.#to(sector, SectorState.FailedUnrecoverable, { failure: error.message });
         } else {
-          // A chain call failed (node not synced, a message not yet found …): the step runs again later.
+          // A chain call failed (node not synced, not enough funds …): the step runs again later, after
+          // twice as many heads each time (at most MAX_RETRY_HEADS), its error shown as the sector's LastErr.
+          failures++;
+          const heads = Math.min(2 ** (failures - 1), MAX_RETRY_HEADS);
           this.#logger?.warn(
-            { sector: sector.sectorNumber, state: sector.state, err: error },
-            'sealing step failed; retrying at the next head',
+            { sector: sector.sectorNumber, state: sector.state, err: error, failures, retryInHeads: heads },
+            'sealing step failed; retrying',
           );
+          sector = this.#to(sector, sector.state, { failure: `${sector.state}: ${errorMessage(error)}` });
+          this.#store.put(sector);
+          let seen = 0;
           try {
-            await this.#waitForHead(() => true, false);
+            await this.#waitForHead(() => ++seen >= heads, false);
           } catch {
             return;
           }
           continue;
         }
       }
+      failures = 0;
       this.#store.put(next);
       this.#logger?.info(
         { sector: next.sectorNumber, from: sector.state, to: next.state, failure: next.failure ?? undefined },
@@ -343,7 +364,7 @@ export class SealingPipeline {
     const piece = new Uint8Array(Number((sectorSize(sector.sealProof as RegisteredSealProof) * 127n) / 128n));
     let commitments: { commR: Uint8Array; commD: Uint8Array };
     try {
-      commitments = await precommitSector(this.#ref(sector), { ticket, piece });
+      commitments = await this.#sealer.precommitSector(this.#ref(sector), { ticket, piece });
     } catch (error) {
       return this.#to(sector, SectorState.SealPreCommit1Failed, { failure: `sealing failed: ${errorMessage(error)}` });
     }
@@ -439,7 +460,7 @@ export class SealingPipeline {
     let proof: Uint8Array;
     let valid: boolean;
     try {
-      proof = await commitSector(this.#ref(sector), inputs);
+      proof = await this.#sealer.commitSector(this.#ref(sector), inputs);
       valid = await verifySeal({
         ...inputs,
         minerId: this.#minerId,

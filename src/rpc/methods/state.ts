@@ -139,8 +139,8 @@ export const stateMinerPower = declareChainMethod({
       RawBytePower: raw.toString(),
       QualityAdjPower: qa.toString(),
     });
-    if (tree.lookupId(miner) === undefined) throw actorNotFound(miner);
-    const power = minerPower(tree, miner, chain.params);
+    // Lotus reads the claim without resolving the address first: no actor is no claim, not an error.
+    const power = tree.lookupId(miner) === undefined ? undefined : minerPower(tree, miner, chain.params);
     if (power === undefined) {
       const state = powerState(tree);
       return {

@@ -34,6 +34,7 @@ const localMinerParam: ParamDeclaration<Address | undefined, string | null> = {
   description: 'the miner, or null for the first one the node runs',
   schema: { oneOf: [addressSchema, { type: 'null' }] },
   decode: (json, path) => (json === null ? undefined : addressParam('miner', '').decode(json, path)),
+  optional: true,
 };
 
 type WindowPostStatus = ReturnType<StorageContext['provingPause']>;

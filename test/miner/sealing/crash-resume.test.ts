@@ -2,10 +2,11 @@
  * kill -9 of a sealing pipeline in the middle of PC (AddPiece + PC1 + PC2) and in the middle of C2:
  * after a restart on the same database and sector files the sector finishes. The pipeline runs in a
  * child process (`pipeline-child.ts`) with real sealing; the chain is the scripted test double,
- * served from this process so that it survives the kills.
+ * served from this process so that it survives the kills. The pipeline seals in its own sealing
+ * process, as in the node: that process runs at the lowest CPU priority and dies with the pipeline.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -76,6 +77,39 @@ function runPipeline(
   return { child, states, settled, exited };
 }
 
+/** A process's (or one of its threads') /proc stat fields after the parenthesised command name (state, ppid, …). */
+function statOf(pid: number, tid = pid): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+function threadsOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map(Number);
+}
+
+/** The pipeline's sealing process (its child), if it has started. */
+function sealerOf(pipeline: ChildProcess): number | undefined {
+  const pids = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+  return pids.find((pid) => statOf(pid)?.[1] === String(pipeline.pid));
+}
+
+function alive(pid: number): boolean {
+  const state = statOf(pid)?.[0];
+  return state !== undefined && state !== 'Z';
+}
+
+async function waitForExit(pid: number, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
+}
+
 /** The sector as the database holds it after a crash. */
 function persistedState(): string | undefined {
   const db = LedgerDatabase.open(join(dir, 'node.db'));
@@ -94,9 +128,14 @@ it(
     const first = runPipeline({
       call: (method) => {
         if (method !== 'stateGetRandomnessFromTickets') return;
+        // The sealing process starts now: found while it loads, it is killed with the pipeline,
+        // as a kill -9 of the node's process group kills both, as soon as PC has begun.
+        let sealer: number | undefined;
         const poll = setInterval(() => {
-          if (!existsSync(cache)) return;
+          sealer ??= sealerOf(first.child);
+          if (sealer === undefined || !existsSync(cache)) return;
           clearInterval(poll);
+          process.kill(sealer, 'SIGKILL');
           first.child.kill('SIGKILL');
         }, POLL_MS);
       },
@@ -109,13 +148,23 @@ it(
     expect(existsSync(join(cache, 'p_aux'))).toBe(false);
 
     // 2. Restarted, it seals again and is killed while computing the proof.
+    let sealer: number | undefined;
+    let sealerNice: Set<number> | undefined;
     const second = runPipeline({
       transition: (sector) => {
         if (sector.state === SectorState.Committing)
-          setTimeout(() => second.child.kill('SIGKILL'), KILL_IN_C2_AFTER_MS);
+          setTimeout(() => {
+            sealer = sealerOf(second.child) as number;
+            const pid = sealer;
+            sealerNice = new Set(threadsOf(pid).map((tid) => Number(statOf(pid, tid)?.[16])));
+            second.child.kill('SIGKILL');
+          }, KILL_IN_C2_AFTER_MS);
       },
     });
     expect(await second.exited).toBe('SIGKILL');
+    // The C2 ran at the lowest priority, every thread of it, and its process did not outlive the pipeline.
+    expect(sealerNice).toEqual(new Set([19]));
+    expect(await waitForExit(sealer as number)).toBe(true);
     second.settled.catch(() => {});
     expect(second.states).toEqual([
       SectorState.PreCommitting,

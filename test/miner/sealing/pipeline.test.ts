@@ -170,3 +170,40 @@ it(
   },
   SEAL_TIMEOUT_MS,
 );
+
+it(
+  'retries a step whose chain calls fail after 1, 2, then 4 heads, showing the error as the LastErr meanwhile',
+  async () => {
+    chain.failing.set('stateMinerPreCommitDepositForPower', 3);
+    const heights: bigint[] = [];
+    const deposit = chain.stateMinerPreCommitDepositForPower.bind(chain);
+    chain.stateMinerPreCommitDepositForPower = (...args) => {
+      heights.push(chain.height);
+      return deposit(...args);
+    };
+    let failed: SealingSector | undefined;
+    let reachedWait!: () => void;
+    const waiting = new Promise<void>((resolve) => {
+      reachedWait = resolve;
+    });
+    const pipeline = await open((sector) => {
+      if (sector.state === SectorState.PreCommitWait) reachedWait();
+    });
+    const { sectorNumber } = await pipeline.pledgeSector();
+    while (failed === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const record = pipeline.sector(sectorNumber);
+      if (record?.failure != null) failed = record;
+    }
+    await waiting;
+    await pipeline.stop();
+    expect(failed).toMatchObject({
+      state: SectorState.PreCommitting,
+      failure: 'PreCommitting: stateMinerPreCommitDepositForPower: the node is not synced',
+    });
+    expect(heights.slice(1).map((h, i) => h - (heights[i] as bigint))).toEqual([1n, 2n, 4n]);
+    // Then the pre-commit went out, once.
+    expect(chain.calls.filter((method) => method === 'mpoolPushMessage')).toHaveLength(1);
+  },
+  SEAL_TIMEOUT_MS,
+);

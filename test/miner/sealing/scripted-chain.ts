@@ -55,6 +55,8 @@ export class ScriptedChain implements SealingChainApi {
   readonly executed: ExecutedMessage[] = [];
   /** Every chain call, by method name, in order (what a test kills a child process after). */
   readonly calls: string[] = [];
+  /** Calls that fail (as a node that is not synced fails them), by method name: how many more times. */
+  readonly failing = new Map<string, number>();
   /** Exit code every pre-commit gets from now on, when set. */
   preCommitExitCode: bigint | undefined;
   readonly #epochMs: number;
@@ -71,6 +73,14 @@ export class ScriptedChain implements SealingChainApi {
     this.height = options.height ?? 2000n;
     this.#epochMs = options.epochMs ?? 5;
     this.allocated = new Set(options.allocated ?? [0n, 1n]);
+  }
+
+  #record(method: string): void {
+    this.calls.push(method);
+    const failures = this.failing.get(method) ?? 0;
+    if (failures === 0) return;
+    this.failing.set(method, failures - 1);
+    throw new Error(`${method}: the node is not synced`);
   }
 
   /** Every beacon draw changes from now on. */
@@ -101,7 +111,7 @@ export class ScriptedChain implements SealingChainApi {
   }
 
   async chainHead(): Promise<SealingHead> {
-    this.calls.push('chainHead');
+    this.#record('chainHead');
     return { height: this.height };
   }
 
@@ -118,7 +128,7 @@ export class ScriptedChain implements SealingChainApi {
     epoch: bigint,
     entropy: Uint8Array,
   ): Promise<Uint8Array> {
-    this.calls.push('stateGetRandomnessFromTickets');
+    this.#record('stateGetRandomnessFromTickets');
     this.#requirePast(epoch);
     return drawRandomnessFromDigest(blake2b256(encoder.encode(`ticket ${epoch}`)), tag, epoch, entropy);
   }
@@ -128,41 +138,41 @@ export class ScriptedChain implements SealingChainApi {
     epoch: bigint,
     entropy: Uint8Array,
   ): Promise<Uint8Array> {
-    this.calls.push('stateGetRandomnessFromBeacon');
+    this.#record('stateGetRandomnessFromBeacon');
     this.#requirePast(epoch);
     return this.#beacon(tag, epoch, entropy);
   }
 
   async stateMinerInfo(miner: Address): Promise<SealingMinerInfo> {
-    this.calls.push('stateMinerInfo');
+    this.#record('stateMinerInfo');
     if (!miner.equals(MINER)) throw new Error(`actor ${miner} not found`);
     return { id: MINER, worker: WORKER, sectorSize: 2048n };
   }
 
   async stateMinerAllocated(): Promise<BitField> {
-    this.calls.push('stateMinerAllocated');
+    this.#record('stateMinerAllocated');
     return BitField.of(this.allocated);
   }
 
   async stateMinerPreCommitDepositForPower(): Promise<bigint> {
-    this.calls.push('stateMinerPreCommitDepositForPower');
+    this.#record('stateMinerPreCommitDepositForPower');
     return DEPOSIT;
   }
 
   async stateMinerInitialPledgeForSector(duration: bigint, sectorSize: bigint): Promise<bigint> {
-    this.calls.push('stateMinerInitialPledgeForSector');
+    this.#record('stateMinerInitialPledgeForSector');
     if (duration <= 0n || sectorSize !== 2048n)
       throw new Error(`bad pledge query: ${duration} epochs, ${sectorSize} bytes`);
     return PLEDGE;
   }
 
   async stateSectorPreCommitInfo(_miner: Address, sectorNumber: bigint): Promise<PreCommitOnChain | null> {
-    this.calls.push('stateSectorPreCommitInfo');
+    this.#record('stateSectorPreCommitInfo');
     return this.preCommits.get(sectorNumber) ?? null;
   }
 
   async mpoolPushMessage(message: SealingMessage, msgUuid: string): Promise<CID> {
-    this.calls.push('mpoolPushMessage');
+    this.#record('mpoolPushMessage');
     const sent = this.#sentByUuid.get(msgUuid);
     if (sent !== undefined) return sent;
     const cid = messageCid({
@@ -178,7 +188,7 @@ export class ScriptedChain implements SealingChainApi {
   }
 
   stateWaitMsg(message: CID, confidence: bigint, signal: AbortSignal): Promise<SealingMessageLookup> {
-    this.calls.push('stateWaitMsg');
+    this.#record('stateWaitMsg');
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const lookup = this.#receipts.get(message.toString());
