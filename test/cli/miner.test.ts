@@ -4,7 +4,8 @@
  * the node then runs, two pledged sectors sealed, proven on chain and giving it power, while the
  * genesis miner keeps proving its own deadlines and the devnet keeps its block time; then a second
  * node syncs the chain — pre-commits, prove-commits with their PoRep, window PoSts — from genesis
- * over libp2p with full validation and reaches the same state.
+ * over libp2p with full validation and reaches the same state. With LEDGER_E2E_LONG=1, also proving
+ * paused (faults, power lost) and resumed (recovery, power back).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -151,26 +152,7 @@ test(
     const genesisPower = await devnet.rpc<Power>('StateMinerPower', [devnet.miner.address, null]);
     expect(genesisPower.MinerPower.RawBytePower).toBe('4096');
 
-    // Proving paused, the miner's deadline closes unproven: its sectors turn faulty and its power goes.
-    expect(await ledger('proving', 'pause', '--miner', created)).toBe(`Paused window PoSt of ${created}: paused\n`);
-    const faultsOf = async () => bitFieldFromLotusJson(await devnet.rpc('StateMinerFaults', [created, null]));
-    await until('the paused miner faulty', 10 * 60_000, faultsOf, (faults) => faults.size === 2n);
-    expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('0');
-    expect(await ledger('proving', 'faults', '--miner', created)).toMatch(
-      new RegExp(`^Miner: ${created}\ndeadline  partition  sectors\nd+ +0 +0\nd+ +0 +1\n$`),
-    );
-    // Resumed, it declares them recovered and proves them in their next window: the power comes back.
-    expect(await ledger('proving', 'resume', '--miner', created)).toBe(`Resumed window PoSt of ${created}: running\n`);
-    await until(
-      'the power back',
-      12 * 60_000,
-      () => devnet.rpc<Power>('StateMinerPower', [created, null]),
-      (p) => p.MinerPower.RawBytePower === '4096',
-    );
-    expect((await faultsOf()).isEmpty()).toBe(true);
-    expect(devnet.node.miners!.windowPost(Address.fromString(created)).status().recoveries.length).toBeGreaterThan(0);
-
-    // A second node syncs all of it from genesis, validating every block (PoRep, the recovering PoSt), to the same state.
+    // A second node syncs all of it from genesis, validating every block (PoRep included), to the same state.
     const target = devnet.node.chain!.chain.head();
     const repo = mkdtempSync(join(tmpdir(), 'ledger-miner-follower-'));
     await importGenesisIntoRepo(repo, join(devnet.repoPath, 'genesis.car'));
@@ -198,6 +180,41 @@ test(
       await follower.stop();
       rmSync(repo, { recursive: true, force: true });
     }
+  },
+  30 * 60_000,
+);
+
+/**
+ * Two more proving periods (13 minutes at 2 s blocks): run with LEDGER_E2E_LONG=1. CI runs the suites
+ * one after another on 2 cores and keeps to the story above; the same transitions are checked on the
+ * VM in test/vm/miner/lifecycle.test.ts, fee included.
+ */
+const longTest = process.env.LEDGER_E2E_LONG === '1' ? test : test.skip;
+
+longTest(
+  'proving paused, the new miner turns faulty and loses its power; resumed, it recovers them',
+  async () => {
+    const created = 't01002';
+    type Power = { MinerPower: { RawBytePower: string } };
+    expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('4096');
+    // Paused, the miner's deadline closes unproven: its sectors turn faulty and its power goes.
+    expect(await ledger('proving', 'pause', '--miner', created)).toBe(`Paused window PoSt of ${created}: paused\n`);
+    const faultsOf = async () => bitFieldFromLotusJson(await devnet.rpc('StateMinerFaults', [created, null]));
+    await until('the paused miner faulty', 10 * 60_000, faultsOf, (faults) => faults.size === 2n);
+    expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('0');
+    expect(await ledger('proving', 'faults', '--miner', created)).toMatch(
+      new RegExp(`^Miner: ${created}\ndeadline  partition  sectors\n\\d+ +0 +0\n\\d+ +0 +1\n$`),
+    );
+    // Resumed, it declares them recovered and proves them in their next window: the power comes back.
+    expect(await ledger('proving', 'resume', '--miner', created)).toBe(`Resumed window PoSt of ${created}: running\n`);
+    await until(
+      'the power back',
+      12 * 60_000,
+      () => devnet.rpc<Power>('StateMinerPower', [created, null]),
+      (p) => p.MinerPower.RawBytePower === '4096',
+    );
+    expect((await faultsOf()).isEmpty()).toBe(true);
+    expect(devnet.node.miners!.windowPost(Address.fromString(created)).status().recoveries.length).toBeGreaterThan(0);
   },
   30 * 60_000,
 );
