@@ -26,6 +26,7 @@ export const LAYERS = [
   'miner',
   'wallet',
   'rpc',
+  'metrics',
   'node',
   'cli',
   // src/index.ts, the package's entry point (`import … from 'ledger-node'`): above every module, as the CLI.

@@ -57,7 +57,7 @@ export class ChainRandomness implements RandomnessSource {
 
   /** blake2b256 of the beacon entry `round` reads (Lotus `GetBeaconRandomness`). */
   beaconDigest(round: bigint): Uint8Array {
-    return blake2b256(this.#beaconEntry(round).data);
+    return blake2b256(this.beaconEntry(round).data);
   }
 
   /** Lotus `DrawChainRandomness`: what `StateGetRandomnessFromTickets` answers. */
@@ -80,7 +80,11 @@ export class ChainRandomness implements RandomnessSource {
     return this.#chain.getTipSetByHeight(round < 0n ? 0n : round, this.#tipSet, lookback);
   }
 
-  #beaconEntry(round: bigint): BeaconEntry {
+  /**
+   * The beacon entry an epoch reads on this chain (Lotus `extractBeaconEntryForEpoch`): what beacon
+   * randomness hashes and what `StateGetBeaconEntry` answers.
+   */
+  beaconEntry(round: bigint): BeaconEntry {
     const version = this.#chain.params.networkVersion;
     if (version < BEACON_ROUND_BY_EPOCH || round < 0n) {
       return this.#chain.latestBeaconEntry(this.#tipSetAt(round, version < NEXT_TIPSET_AT_NULL_ROUNDS));

@@ -14,6 +14,7 @@ import { sendCommand } from './commands/send.js';
 import { stateCommand } from './commands/state.js';
 import { syncCommand } from './commands/sync.js';
 import { versionCommand } from './commands/version.js';
+import { waitApiCommand } from './commands/wait-api.js';
 import { walletCommand } from './commands/wallet.js';
 
 function packageVersion(): string {
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
     .addCommand(syncCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())
+    .addCommand(waitApiCommand())
     .addCommand(proofsCommand())
     .addCommand(minerCommand());
 }

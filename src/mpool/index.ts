@@ -24,12 +24,16 @@ export {
   requireUnsetNonce,
 } from './gas-estimate.js';
 export { type GossipVerdict, gossipVerdict } from './gossip-verdict.js';
+export { type CheckOptions, CheckStatusCode, checkMessages, type MessageCheckStatus } from './message-checks.js';
 export {
   type AlongsideWrite,
   MAX_MESSAGE_SIZE,
   MessagePool,
   type MessagePoolOptions,
+  type MpoolUpdate,
+  MpoolUpdateType,
   type PublishListener,
+  type UpdateListener,
 } from './message-pool.js';
 export { MAX_NONCE_GAP, minimumReplacementPremium, replacementPremium } from './message-set.js';
 export {

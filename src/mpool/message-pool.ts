@@ -91,6 +91,18 @@ export const UNTRUSTED: AdmissionKind = { local: true, untrusted: true };
 
 export type PublishListener = (message: SignedMessage) => void;
 
+/** Lotus `MpoolUpdate` types (filecoin-project/lotus `api/api_full.go`): a message joined or left the pool. */
+export const MpoolUpdateType = { Add: 0, Remove: 1 } as const;
+export type MpoolUpdateType = (typeof MpoolUpdateType)[keyof typeof MpoolUpdateType];
+
+/** What MpoolSub reports: a message that joined the pool (any sender, not only local) or left it. */
+export interface MpoolUpdate {
+  readonly type: MpoolUpdateType;
+  readonly message: SignedMessage;
+}
+
+export type UpdateListener = (update: MpoolUpdate) => void;
+
 /** A write made in the same transaction as a pushed message's row (MpoolPushMessage's nonce record). */
 export type AlongsideWrite = () => void;
 
@@ -167,6 +179,7 @@ export class MessagePool {
   readonly #localMessages = new Set<string>();
   readonly #blsSignatures = new LruCache<string, SignedMessage>(BLS_SIGNATURE_CACHE_SIZE);
   readonly #publishListeners = new Set<PublishListener>();
+  readonly #updateListeners = new Set<UpdateListener>();
   #config: MpoolConfig;
   #view: TipSetView;
   #count = 0;
@@ -393,6 +406,7 @@ export class MessagePool {
       this.#localSenders.add(sender.key);
       this.#localMessages.add(pending.key);
     }
+    this.#announce(MpoolUpdateType.Add, pending.signed);
     this.#maybePrune();
     return { pending, senderKey: sender.key, publishable, replaced, replacedWasLocal, newLocalSender };
   }
@@ -461,6 +475,27 @@ export class MessagePool {
         ?.set.sorted()
         .map((message) => message.signed) ?? []
     );
+  }
+
+  /**
+   * A sender's pooled messages (Lotus `getPendingMset`): the next nonce after its run, the fee
+   * funds (`gasFeeCap × gasLimit`) they reserve, and the messages in nonce order; undefined when
+   * it has none.
+   */
+  pendingSet(address: Address): { nextNonce: bigint; requiredFunds: bigint; messages: SignedMessage[] } | undefined {
+    let key: string;
+    try {
+      key = byteKey(this.#view.resolveToKey(address).bytes);
+    } catch {
+      return undefined;
+    }
+    const set = this.#pending.get(key)?.set;
+    if (set === undefined) return undefined;
+    return {
+      nextNonce: set.nextNonce,
+      requiredFunds: set.requiredFunds,
+      messages: set.sorted().map((message) => message.signed),
+    };
   }
 
   /** Lotus `GetNonce`: max(state nonce, next nonce after the sender's pooled run). */
@@ -572,6 +607,23 @@ export class MessagePool {
     return doomed.length;
   }
 
+  /**
+   * Lotus `Clear` (MpoolClear): drops every message of the senders that are not local, or with
+   * `local` every message, local ones included, and their stored rows. Returns how many went.
+   */
+  clear(local: boolean): number {
+    let removed = 0;
+    for (const [key, { sender, set }] of [...this.#pending]) {
+      if (!local && this.#localSenders.has(key)) continue;
+      for (const message of set.sorted()) {
+        this.#remove(sender, message.signed.message.nonce, false);
+        removed++;
+      }
+    }
+    if (local) this.#republished = new Set();
+    return removed;
+  }
+
   /** Removes the sender's message at `nonce`; `applied`: included in a tipset. */
   #remove(from: Address, nonce: bigint, applied: boolean): void {
     let key: string;
@@ -586,6 +638,7 @@ export class MessagePool {
     if (removed !== undefined) {
       this.#count--;
       this.#forgetLocal(removed);
+      this.#announce(MpoolUpdateType.Remove, removed.signed);
     }
     if (entry.set.messages.size === 0) this.#pending.delete(key);
   }
@@ -687,6 +740,7 @@ export class MessagePool {
       if (entry === undefined || entry.set.messages.get(nonce)?.key !== pending.key) continue;
       entry.set.remove(nonce, false);
       this.#localMessages.delete(pending.key);
+      this.#announce(MpoolUpdateType.Remove, pending.signed);
       if (replaced === undefined) {
         this.#count--;
         if (entry.set.messages.size === 0) this.#pending.delete(senderKey);
@@ -802,6 +856,7 @@ export class MessagePool {
     try {
       const replaced = entry.set.add(pending, { strict: false, untrusted: false });
       if (replaced === undefined) this.#count++;
+      this.#announce(MpoolUpdateType.Add, signed);
     } catch (error) {
       this.#logger?.debug({ err: error, cid: pending.cid.toString() }, 'a reverted message was not re-added');
       if (entry.set.messages.size === 0) this.#pending.delete(sender.key);
@@ -814,6 +869,26 @@ export class MessagePool {
   }
 
   // ---- publishing ----
+
+  /**
+   * Calls `listener` with every message that joins the pool (Lotus publishes each add, replacements
+   * and re-added reverted messages included) or leaves it; returns the unsubscribe function.
+   */
+  onUpdate(listener: UpdateListener): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
+  }
+
+  #announce(type: MpoolUpdateType, message: SignedMessage): void {
+    if (this.#updateListeners.size === 0) return;
+    for (const listener of [...this.#updateListeners]) {
+      try {
+        listener({ type, message });
+      } catch (error) {
+        this.#logger?.warn({ err: error }, 'an mpool update listener failed');
+      }
+    }
+  }
 
   #publish(signed: SignedMessage): void {
     for (const listener of this.#publishListeners) {

@@ -15,6 +15,8 @@ export const NetErrorCode = {
   BadIdentity: 'ERR_NET_BAD_IDENTITY',
   /** A peer asked more often than its rate allows. */
   RateLimited: 'ERR_NET_RATE_LIMITED',
+  /** The node knows nothing of the peer asked about. */
+  UnknownPeer: 'ERR_NET_UNKNOWN_PEER',
 } as const;
 export type NetErrorCode = (typeof NetErrorCode)[keyof typeof NetErrorCode];
 

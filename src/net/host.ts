@@ -10,11 +10,13 @@ import { yamux } from '@chainsafe/libp2p-yamux';
 import { type GossipSub, gossipsub, StrictNoSign } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';
 import type { PrivateKey } from '@libp2p/interface';
-import { ping } from '@libp2p/ping';
+import { type Ping, ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import { blake2b256 } from '../crypto/index.js';
 import { toHex } from '../utils/bytes.js';
+import { type BandwidthCounter, countedTransport } from './bandwidth.js';
+import type { PeerBlockList } from './peer-block-list.js';
 
 /** Pubsub's default max message size; blocks above 1 MiB − 32 KiB are ignored by the validator. */
 export const MAX_GOSSIP_MESSAGE_BYTES = 1 << 20;
@@ -22,7 +24,7 @@ export const MAX_GOSSIP_MESSAGE_BYTES = 1 << 20;
 export type HostServices = {
   pubsub: GossipSub;
   identify: unknown;
-  ping: unknown;
+  ping: Ping;
 };
 
 export type LedgerHost = Libp2p<HostServices>;
@@ -33,21 +35,30 @@ export interface HostOptions {
   readonly listen: readonly string[];
   /** Peers refused at dial and at accept (banned by our peer scores). */
   readonly isBanned?: (peer: string) => boolean;
+  /** Counts the bytes of every connection (NetBandwidthStats). */
+  readonly bandwidth?: BandwidthCounter;
+  /** Peers, IPs and subnets refused at dial and at accept (NetBlockAdd). */
+  readonly blockList?: PeerBlockList;
 }
 
 export async function createHost(options: HostOptions): Promise<LedgerHost> {
-  const isBanned = options.isBanned ?? (() => false);
+  const banned = options.isBanned ?? (() => false);
+  const blockList = options.blockList;
+  const isBanned = (peer: string) => banned(peer) || blockList?.hasPeer(peer) === true;
   return createLibp2p({
     privateKey: options.privateKey,
     addresses: { listen: [...options.listen] },
-    transports: [tcp()],
+    transports: [options.bandwidth === undefined ? tcp() : countedTransport(tcp(), options.bandwidth)],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     connectionGater: {
       // Loopback and private addresses are where devnets live; libp2p refuses them by default.
-      denyDialMultiaddr: () => false,
+      denyDialMultiaddr: (address) => blockList?.blocksAddress(address) === true,
       denyDialPeer: (peerId) => isBanned(peerId.toString()),
+      denyInboundConnection: (connection) => blockList?.blocksAddress(connection.remoteAddr) === true,
       denyInboundEncryptedConnection: (peerId) => isBanned(peerId.toString()),
+      // A dial by address learns the peer only in the handshake.
+      denyOutboundEncryptedConnection: (peerId) => isBanned(peerId.toString()),
     },
     services: {
       identify: identify(),

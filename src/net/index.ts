@@ -5,6 +5,7 @@
  */
 import './promise-with-resolvers.js';
 
+export { BandwidthCounter, type BandwidthStats } from './bandwidth.js';
 export { ChainExchangeClient, type ExchangeTransport, type FullTipSet } from './chain-exchange-client.js';
 export {
   type BSTipSet,
@@ -35,7 +36,15 @@ export {
   type LatencyMessage,
 } from './hello-message.js';
 export { createHost, type LedgerHost } from './host.js';
-export { LedgerNetwork, type NetworkChain, type NetworkHooks, type NetworkOptions, type PeerInfo } from './network.js';
+export {
+  LedgerNetwork,
+  type NetworkChain,
+  type NetworkHooks,
+  type NetworkOptions,
+  type PeerInfo,
+  type PeerRecord,
+} from './network.js';
+export { type BlockedEntries, PeerBlockList } from './peer-block-list.js';
 export { loadOrCreatePeerKey, PEER_KEY_FILE } from './peer-identity.js';
 export { type PeerPenalty, PeerScores, Penalty } from './peer-scores.js';
 export { PeerRateLimiter, type RateLimit } from './rate-limiter.js';

@@ -24,6 +24,7 @@ import {
   type SignedMessage,
   type TipSet,
 } from '../types/index.js';
+import { BandwidthCounter } from './bandwidth.js';
 import { ChainExchangeClient } from './chain-exchange-client.js';
 import { CHAIN_EXCHANGE_PROTOCOL, ExchangeStatus, encodeExchangeResponse } from './chain-exchange-codec.js';
 import { type ExchangeChainSource, exchangeFailure, serveExchangeBytes } from './chain-exchange-server.js';
@@ -39,6 +40,8 @@ import {
   nowNanos,
 } from './hello-message.js';
 import { createHost, type LedgerHost } from './host.js';
+import { type BlockedEntries, PeerBlockList } from './peer-block-list.js';
+import { parsePeerId } from './peer-ids.js';
 import { PeerScores, Penalty } from './peer-scores.js';
 import { PeerRateLimiter, type RateLimit } from './rate-limiter.js';
 import { readCborObject, writeAndClose } from './stream-io.js';
@@ -85,6 +88,16 @@ export interface PeerInfo {
   readonly addrs: string[];
 }
 
+/** What the peer store knows of a peer: identify's agent and protocols, its addresses and tags. */
+export interface PeerRecord {
+  readonly id: string;
+  /** Undefined until identify has run. */
+  readonly agentVersion: string | undefined;
+  readonly addrs: string[];
+  readonly protocols: string[];
+  readonly tags: ReadonlyMap<string, number>;
+}
+
 const VERDICTS: Record<GossipVerdict, TopicValidatorResult> = {
   accept: TopicValidatorResult.Accept,
   ignore: TopicValidatorResult.Ignore,
@@ -95,6 +108,10 @@ export class LedgerNetwork {
   readonly host: LedgerHost;
   readonly scores: PeerScores;
   readonly exchange: ChainExchangeClient;
+  /** Bytes in and out over every connection. */
+  readonly bandwidth: BandwidthCounter;
+  /** Peers, IPs and subnets the host refuses (NetBlockAdd). */
+  readonly blockList: PeerBlockList;
   readonly blocksTopic: string;
   readonly messagesTopic: string;
   hooks: NetworkHooks = {};
@@ -105,9 +122,17 @@ export class LedgerNetwork {
   /** Last measured latency per peer (ns), from hello. */
   readonly #latency = new Map<string, bigint>();
 
-  private constructor(host: LedgerHost, scores: PeerScores, options: NetworkOptions) {
+  private constructor(
+    host: LedgerHost,
+    scores: PeerScores,
+    bandwidth: BandwidthCounter,
+    blockList: PeerBlockList,
+    options: NetworkOptions,
+  ) {
     this.host = host;
     this.scores = scores;
+    this.bandwidth = bandwidth;
+    this.blockList = blockList;
     this.#chain = options.chain;
     this.#logger = options.logger;
     this.#bootstrap = options.bootstrap ?? [];
@@ -123,12 +148,16 @@ export class LedgerNetwork {
 
   static async create(options: NetworkOptions): Promise<LedgerNetwork> {
     const scores = new PeerScores();
+    const bandwidth = new BandwidthCounter();
+    const blockList = new PeerBlockList();
     const host = await createHost({
       privateKey: options.privateKey,
       listen: options.listen,
       isBanned: (peer) => scores.isBanned(peer),
+      bandwidth,
+      blockList,
     });
-    return new LedgerNetwork(host, scores, options);
+    return new LedgerNetwork(host, scores, bandwidth, blockList, options);
   }
 
   get peerId(): string {
@@ -140,6 +169,9 @@ export class LedgerNetwork {
       runOnLimitedConnection: false,
     });
     await this.host.handle(CHAIN_EXCHANGE_PROTOCOL, (stream, connection) => this.#serveExchange(stream, connection));
+    this.host.addEventListener('connection:open', ({ detail: connection }) => {
+      this.bandwidth.attribute(connection.remoteAddr.toString(), connection.remotePeer.toString());
+    });
     this.host.addEventListener('peer:identify', (event) => {
       if (event.detail.protocols.includes(HELLO_PROTOCOL)) {
         void this.sayHello(event.detail.peerId.toString()).catch((error: unknown) => {
@@ -197,16 +229,64 @@ export class LedgerNetwork {
   }
 
   async disconnect(peer: string): Promise<void> {
-    let id: ReturnType<typeof peerIdFromString>;
+    await this.host.hangUp(parsePeerId(peer));
+  }
+
+  /**
+   * Refuses peers, IPs and subnets from now on and closes the connections to them (Lotus
+   * `NetBlockAdd`); a bad entry refuses the whole list.
+   */
+  async block(entries: BlockedEntries): Promise<void> {
+    this.blockList.add(entries);
+    const blocked = this.host
+      .getConnections()
+      .filter((c) => this.blockList.hasPeer(c.remotePeer.toString()) || this.blockList.blocksAddress(c.remoteAddr));
+    await Promise.all(
+      blocked.map((c) =>
+        c.close().catch((error: unknown) => {
+          this.#logger.warn({ peer: c.remotePeer.toString(), err: error }, 'cannot close a blocked connection');
+        }),
+      ),
+    );
+  }
+
+  /** Lets blocked peers, IPs and subnets connect again (Lotus `NetBlockRemove`). */
+  unblock(entries: BlockedEntries): void {
+    this.blockList.remove(entries);
+  }
+
+  /** Whether the node has an open connection to a peer (go-libp2p `network.Connectedness`). */
+  isConnected(peer: string): boolean {
+    return this.host.getConnections(parsePeerId(peer)).some((c) => c.status === 'open');
+  }
+
+  /** The round trip of a ping to a peer, in milliseconds (libp2p's ping protocol; dials it if needed). */
+  async ping(peer: string, signal?: AbortSignal): Promise<number> {
+    const timeout = AbortSignal.timeout(15_000);
     try {
-      id = peerIdFromString(peer);
+      return await this.host.services.ping.ping(parsePeerId(peer), {
+        signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
+      });
     } catch (error) {
-      throw new NetError(
-        NetErrorCode.BadAddress,
-        `invalid peer id ${JSON.stringify(peer)}: ${(error as Error).message}`,
-      );
+      throw new NetError(NetErrorCode.UnknownPeer, `cannot ping ${peer}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
-    await this.host.hangUp(id);
+  }
+
+  /** The peer store's record of a peer; undefined for a peer this node never met. */
+  async peerRecord(peer: string): Promise<PeerRecord | undefined> {
+    const id = parsePeerId(peer);
+    if (!(await this.host.peerStore.has(id))) return undefined;
+    const record = await this.host.peerStore.get(id);
+    const agent = record.metadata.get('AgentVersion');
+    return {
+      id: peer,
+      agentVersion: agent === undefined ? undefined : new TextDecoder().decode(agent),
+      addrs: record.addresses.map((address) => address.multiaddr.toString()),
+      protocols: [...record.protocols],
+      tags: new Map([...record.tags].map(([name, tag]) => [name, tag.value])),
+    };
   }
 
   peers(): PeerInfo[] {

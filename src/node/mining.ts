@@ -39,10 +39,19 @@ export function createMining(input: {
   messages?: BlockMessageSource | undefined;
   /** Each block the loop added to the chain (the network gossips it). */
   onBlock?: ((block: FullBlock) => void) | undefined;
+  /** Each block validation run: its duration and, for an invalid block, the error (the node's metrics). */
+  onBlockValidated?: ((seconds: number, error: unknown) => void) | undefined;
 }): Mining {
   const { services, wallet, logger } = input;
   const { chain, states, beacon, params, devnet } = services;
-  const validator = new BlockValidator({ chain, states, beacon, params, logger });
+  const validator = new BlockValidator({
+    chain,
+    states,
+    beacon,
+    params,
+    logger,
+    onValidated: input.onBlockValidated,
+  });
   const intake = new BlockIntake({ chain, validator, logger: logger.child({ module: 'intake' }) });
   const ctx: MinerContext = { chain, states, beacon, params, sectorDirectory: devnet.sectorDirectory };
   // The wallet signs synchronously; the miner library takes an async signer so a remote one fits too.

@@ -13,7 +13,8 @@ import type { ChainServices } from './chain-services.js';
 export type MpoolServices = MpoolContext;
 
 export async function openMpool(input: {
-  services: ChainServices;
+  /** The chain the pool follows (a node's ChainServices, or a test chain's parts). */
+  services: Pick<ChainServices, 'db' | 'chain' | 'states' | 'params'>;
   wallet: Wallet;
   logger: Logger;
 }): Promise<MpoolServices> {

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { MessageSearch } from '../chain/message-search.js';
+import type { NodeHealth, NodeMetrics } from '../metrics/index.js';
 import { listenMultiaddr, parseListenAddress } from '../rpc/endpoint.js';
 import type { RpcContext, RpcServer, TokenAuthority } from '../rpc/index.js';
 import { setDefaultNetwork } from '../types/index.js';
@@ -22,6 +23,7 @@ import { NETWORK_PRESETS, type NetworkName } from './network.js';
 import type { NetworkServices } from './network-services.js';
 import { Repo } from './repo.js';
 import type { RepoLock } from './repo-lock.js';
+import { SubsystemLoggers } from './subsystem-loggers.js';
 import { packageVersion } from './version.js';
 
 /** Command-line settings that take precedence over config.toml. */
@@ -116,9 +118,15 @@ export class LedgerNode {
   readonly wallet: Wallet;
   /** The libp2p host and the sync manager; with the chain unless p2p is disabled. */
   readonly net: NetworkServices | undefined;
+  /** Resolves once the node has stopped, whoever stopped it (a signal, `stop()`, the Shutdown method). */
+  readonly stopped: Promise<void>;
   readonly #server: RpcServer;
   readonly #lock: RepoLock;
+  /** What `/debug/metrics` and `/health/*` serve; they stop listening to the node at stop. */
+  readonly #metrics: NodeMetrics;
+  readonly #health: NodeHealth;
   #stopping: Promise<void> | undefined;
+  #markStopped: () => void = () => undefined;
 
   private constructor(parts: {
     repo: Repo;
@@ -133,6 +141,8 @@ export class LedgerNode {
     tokens: TokenAuthority;
     wallet: Wallet;
     net: NetworkServices | undefined;
+    metrics: NodeMetrics;
+    health: NodeHealth;
   }) {
     this.repo = parts.repo;
     this.logger = parts.logger;
@@ -146,6 +156,11 @@ export class LedgerNode {
     this.tokens = parts.tokens;
     this.wallet = parts.wallet;
     this.net = parts.net;
+    this.#metrics = parts.metrics;
+    this.#health = parts.health;
+    this.stopped = new Promise((resolve) => {
+      this.#markStopped = resolve;
+    });
   }
 
   static async start(options: StartOptions): Promise<LedgerNode> {
@@ -156,11 +171,15 @@ export class LedgerNode {
     let net: NetworkServices | undefined;
     let mining: Mining | undefined;
     let miners: LocalMiners | undefined;
+    let metrics: NodeMetrics | undefined;
+    let health: NodeHealth | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
       const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
       const config = applyOverrides(loadConfig(repo.configFile), overrides);
       const logger = options.logger ?? createLogger({ level: config.logging.level });
+      // Before any service makes its child logger, so that LogList and LogSetLevel see them all.
+      const logs = new SubsystemLoggers(logger);
       const network = config.chain.network;
       setDefaultNetwork(NETWORK_PRESETS[network].addressNetwork);
 
@@ -179,6 +198,9 @@ export class LedgerNode {
               messages: mpool?.pool,
               // net starts below: blocks mined before it is up are not announced (no peers yet anyway).
               onBlock: (block) => net?.publishBlock(block),
+              // The metrics are loaded with the RPC server, below, off the first winning PoSt's path; a
+              // validation in the milliseconds before that goes uncounted.
+              onBlockValidated: (seconds, error) => metrics?.blockValidated(seconds, error),
             });
       // A node mines the devnet's miner only with its worker key: a node that joined the devnet follows it.
       // Mining starts before the network and the RPC server so the first winning PoSt runs while they start.
@@ -218,13 +240,26 @@ export class LedgerNode {
               ...(options.p2p?.listen === undefined ? {} : { listen: options.p2p.listen }),
               ...(options.p2p?.bootstrap === undefined ? {} : { bootstrap: options.p2p.bootstrap }),
             });
-      const context: RpcContext = {
-        node: {
-          version: `${packageVersion()}+${network}`,
-          blockDelaySecs: chain === undefined ? config.chain.blockDelaySecs : Number(chain.params.blockDelaySecs),
+      const { startingNodeInfo } = await import('../rpc/index.js');
+      // The Shutdown method stops the node that is built below, once its answer is on its way.
+      let started: LedgerNode | undefined;
+      const shutdown = {
+        request: () => {
+          setImmediate(() => {
+            logger.info('stopping (Shutdown called over the API)');
+            started?.stop().catch((error: unknown) => logger.error({ err: error }, 'stop after Shutdown failed'));
+          });
         },
+      };
+      const context: RpcContext = {
+        node: startingNodeInfo(
+          `${packageVersion()}+${network}`,
+          chain === undefined ? config.chain.blockDelaySecs : Number(chain.params.blockDelaySecs),
+        ),
         wallet,
         tokens,
+        shutdown,
+        logs,
         ...(chain === undefined
           ? {}
           : {
@@ -240,6 +275,22 @@ export class LedgerNode {
         ...(mpool === undefined ? {} : { mpool }),
         ...(net === undefined ? {} : { net: { network: net.network, sync: net.sync } }),
       };
+      const { NodeHealth, NodeMetrics, operationsRoutes } = await import('../metrics/index.js');
+      metrics = new NodeMetrics({ version: context.node.version, network });
+      const operations = {
+        chain: chain?.chain,
+        blockDelaySecs: context.node.blockDelaySecs,
+        sync: net?.sync,
+      };
+      const { network: p2p } = net ?? {};
+      const pool = mpool?.pool;
+      metrics.watch({
+        ...operations,
+        peerCount: p2p && (() => p2p.peers().length),
+        mpoolSize: pool && (() => pool.size),
+        databasePath: chain?.db.path,
+      });
+      health = new NodeHealth(operations);
       const { host, port } = parseListenAddress(config.api.listenAddress);
       const { RpcServer } = await import('../rpc/index.js');
       const server = await RpcServer.start({
@@ -255,11 +306,13 @@ export class LedgerNode {
           maxConcurrentExpensiveCallsPerConnection: config.api.maxConcurrentExpensiveCallsPerConnection,
           expensiveCallQueueMs: config.api.expensiveCallQueueTimeoutMs,
         },
+        callObserver: metrics.rpcCall,
+        plainRoutes: operationsRoutes(metrics, health),
       });
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);
       logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
-      return new LedgerNode({
+      started = new LedgerNode({
         repo,
         logger,
         server,
@@ -272,10 +325,15 @@ export class LedgerNode {
         tokens,
         wallet,
         net,
+        metrics,
+        health,
       });
+      return started;
     } catch (error) {
       await miners?.stop().catch(() => undefined);
       await net?.stop().catch(() => undefined);
+      health?.close();
+      metrics?.close();
       chain?.db.close();
       lock.release();
       throw error;
@@ -295,10 +353,13 @@ export class LedgerNode {
         await this.chain?.chain.settled();
         await this.mpool?.pool.close();
       } finally {
+        this.#health.close();
+        this.#metrics.close();
         this.chain?.db.close();
         this.repo.removeApi();
         this.#lock.release();
         this.logger.info('node stopped');
+        this.#markStopped();
       }
     })();
     return this.#stopping;

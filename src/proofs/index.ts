@@ -62,3 +62,10 @@ export {
   verifySealSync,
 } from './seal.js';
 export { type Sealer, SealProcess } from './seal-process.js';
+export {
+  onProofTiming,
+  type ProofKind,
+  type ProofOperation,
+  type ProofTiming,
+  type ProofTimingListener,
+} from './timing.js';

@@ -7,6 +7,7 @@ import { proofsDirs } from './environment.js';
 import { ProofsError } from './errors.js';
 import { call, callAsync, native } from './native.js';
 import { DEVNET_WINDOW_POST_PROOF, DEVNET_WINNING_POST_PROOF, type RegisteredPoStProof } from './registered-proofs.js';
+import { timedProof, timedProofSync } from './timing.js';
 
 export interface PoStSector {
   sectorNumber: bigint;
@@ -80,24 +81,34 @@ export async function preloadWinningPostKey(postProof: RegisteredPoStProof = DEV
 
 /** A winning PoSt (192 bytes) over the challenged sectors, whose replicas are under `dir`. */
 export function generateWinningPost(dir: string, request: PoStRequest): Promise<Uint8Array> {
-  return callAsync(() => native.proofsGenerateWinningPostAsync(dir, toNative(request, DEVNET_WINNING_POST_PROOF)));
+  return timedProof('winning_post', 'generate', () =>
+    callAsync(() => native.proofsGenerateWinningPostAsync(dir, toNative(request, DEVNET_WINNING_POST_PROOF))),
+  );
 }
 
 /** True only for a valid proof of these challenged sectors, randomness and miner. */
 export function verifyWinningPost(request: PoStRequest, proof: Uint8Array): Promise<boolean> {
-  return callAsync(() => native.proofsVerifyWinningPostAsync(toNative(request, DEVNET_WINNING_POST_PROOF), proof));
+  return timedProof('winning_post', 'verify', () =>
+    callAsync(() => native.proofsVerifyWinningPostAsync(toNative(request, DEVNET_WINNING_POST_PROOF), proof)),
+  );
 }
 
 /** A window PoSt over all the sectors: 192 bytes per partition (2 sectors per partition for 2 KiB). */
 export function generateWindowPost(dir: string, request: PoStRequest): Promise<Uint8Array> {
-  return callAsync(() => native.proofsGenerateWindowPostAsync(dir, toNative(request, DEVNET_WINDOW_POST_PROOF)));
+  return timedProof('window_post', 'generate', () =>
+    callAsync(() => native.proofsGenerateWindowPostAsync(dir, toNative(request, DEVNET_WINDOW_POST_PROOF))),
+  );
 }
 
 export function verifyWindowPost(request: PoStRequest, proof: Uint8Array): Promise<boolean> {
-  return callAsync(() => native.proofsVerifyWindowPostAsync(toNative(request, DEVNET_WINDOW_POST_PROOF), proof));
+  return timedProof('window_post', 'verify', () =>
+    callAsync(() => native.proofsVerifyWindowPostAsync(toNative(request, DEVNET_WINDOW_POST_PROOF), proof)),
+  );
 }
 
 /** `verifyWindowPost` blocking the calling thread: the VM's `verify_post` syscall. */
 export function verifyWindowPostSync(request: PoStRequest, proof: Uint8Array): boolean {
-  return call(() => native.proofsVerifyWindowPost(toNative(request, DEVNET_WINDOW_POST_PROOF), proof));
+  return timedProofSync('window_post', 'verify', () =>
+    call(() => native.proofsVerifyWindowPost(toNative(request, DEVNET_WINDOW_POST_PROOF), proof)),
+  );
 }

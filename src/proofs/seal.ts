@@ -7,6 +7,7 @@ import type { ExternalObject } from '@ledger-node/native';
 import { proofsDirs } from './environment.js';
 import { call, callAsync, native } from './native.js';
 import { DEVNET_SEAL_PROOF, type RegisteredSealProof } from './registered-proofs.js';
+import { timedProof, timedProofSync } from './timing.js';
 
 export interface SectorRef {
   /** The storage root of the sector's files. */
@@ -121,12 +122,12 @@ function sealToNative(info: SealVerifyInfo) {
 
 /** True only for a valid seal proof; malformed proof bytes are simply invalid. Needs the PoRep verifying key. */
 export function verifySeal(info: SealVerifyInfo): Promise<boolean> {
-  return callAsync(() => native.proofsVerifySealAsync(sealToNative(info)));
+  return timedProof('seal', 'verify', () => callAsync(() => native.proofsVerifySealAsync(sealToNative(info))));
 }
 
 /** `verifySeal` blocking the calling thread (a few milliseconds for 2 KiB): the VM's syscall. */
 export function verifySealSync(info: SealVerifyInfo): boolean {
-  return call(() => native.proofsVerifySeal(sealToNative(info)));
+  return timedProofSync('seal', 'verify', () => call(() => native.proofsVerifySeal(sealToNative(info))));
 }
 
 /**
@@ -134,5 +135,7 @@ export function verifySealSync(info: SealVerifyInfo): boolean {
  * info in order. A proof the proofs library refuses is false; missing parameters throw.
  */
 export function batchVerifySealsSync(infos: readonly SealVerifyInfo[]): boolean[] {
-  return call(() => native.proofsBatchVerifySeals(infos.map(sealToNative)));
+  return timedProofSync('seal', 'batch_verify', () =>
+    call(() => native.proofsBatchVerifySeals(infos.map(sealToNative))),
+  );
 }

@@ -3,6 +3,7 @@
  * actors, block templates), each a JSON schema with its strict Lotus JSON codec.
  */
 import type { CID } from 'multiformats/cid';
+import type { HeadChange } from '../chain/index.js';
 import { type BlockTemplate, blockTemplateFromLotusJson } from '../miner/index.js';
 import {
   type Actor,
@@ -89,6 +90,16 @@ export const blockTemplateSchema = {
   required: ['Miner', 'Parents', 'Ticket', 'Eproof', 'Epoch', 'Timestamp'],
 } as const;
 
+/** A CID, or `null` for none (go-cid reads `null` as the undefined CID). */
+export function nullableCidParam(name: string, description: string): ParamDeclaration<CID | null, CidJson | null> {
+  return {
+    name,
+    description,
+    schema: { oneOf: [cidSchema, { type: 'null' }] },
+    decode: (json, path) => (json === null ? null : readJsonCid(json, path)),
+  };
+}
+
 export function tipSetKeyParam(
   name: string,
   description: string,
@@ -122,6 +133,57 @@ function cachedTipSetJson(tipSet: TipSet): TipSetJson {
   const json = sharedResult(tipSetToLotusJson(tipSet));
   tipSetJsonCache.set(tipSet, { network, json });
   return json;
+}
+
+/** Lotus `api.HeadChange`: a tipset that became the head's ancestry (`apply`), left it (`revert`), or is the head (`current`). */
+export interface HeadChangeJson {
+  Type: 'current' | 'revert' | 'apply';
+  Val: TipSetJson;
+}
+
+/** A head change as ChainNotify reports it: the head when subscribing, then each change of the chain store. */
+export type HeadNotification = { readonly current: TipSet } | HeadChange;
+
+/** The JSON of notifications sent already: every subscriber of a head change gets the same bytes. */
+const headNotificationCache = new WeakMap<object, { network: string; json: HeadChangeJson[] }>();
+
+/**
+ * Lotus's `[]*HeadChange` of a notification: reverts newest first, then applies oldest first
+ * (`ReorgOps` order, as `headChangePath` builds it). Shared (shared-results.ts): written once
+ * however many subscribers it goes to.
+ */
+function headNotificationJson(notification: HeadNotification): HeadChangeJson[] {
+  const network = getDefaultNetwork();
+  const key = 'current' in notification ? notification.current : notification;
+  const known = headNotificationCache.get(key);
+  if (known !== undefined && known.network === network) return known.json;
+  const json = sharedResult(
+    'current' in notification
+      ? [{ Type: 'current' as const, Val: cachedTipSetJson(notification.current) }]
+      : [
+          ...notification.revert.map((tipSet) => ({ Type: 'revert' as const, Val: cachedTipSetJson(tipSet) })),
+          ...notification.apply.map((tipSet) => ({ Type: 'apply' as const, Val: cachedTipSetJson(tipSet) })),
+        ],
+  );
+  headNotificationCache.set(key, { network, json });
+  return json;
+}
+
+export function headChangesResult(description: string): ResultDeclaration<HeadNotification, HeadChangeJson[]> {
+  return {
+    name: 'headChanges',
+    description,
+    schema: {
+      type: 'array',
+      items: {
+        title: 'HeadChange',
+        type: 'object',
+        properties: { Type: { type: 'string', enum: ['current', 'revert', 'apply'] }, Val: tipSetSchema },
+        required: ['Type', 'Val'],
+      },
+    },
+    encode: headNotificationJson,
+  };
 }
 
 export function tipSetResult(description: string): ResultDeclaration<TipSet, TipSetJson> {

@@ -7,6 +7,7 @@
  * HTTP-level refusal (401: bad token), `JsonRpcError` (with `rpcCode`) for a JSON-RPC error.
  */
 import { parseJsonLossless, stringifyJsonLossless } from '../types/index.js';
+import type { ChannelId } from './channel.js';
 import { JsonRpcError, NodeUnreachableError, RpcHttpError } from './errors.js';
 import { type ApiVersion, type DeclaredMethod, NAMESPACES } from './method.js';
 import type { allMethods } from './methods/index.js';
@@ -78,9 +79,18 @@ function parseResponse(text: string): Record<string, unknown> | undefined {
   return undefined;
 }
 
-/** The methods served on `/rpc/v1` (the path the client talks to), from their declarations. */
+/**
+ * The methods served on `/rpc/v1` (the path the client talks to), from their declarations; not the
+ * channel methods, which HTTP cannot carry.
+ */
 type V1Method<M = (typeof allMethods)[number]> =
-  M extends DeclaredMethod<string, readonly unknown[], unknown, infer V> ? (1 extends V ? M : never) : never;
+  M extends DeclaredMethod<string, readonly unknown[], ChannelId<unknown>, ApiVersion>
+    ? never
+    : M extends DeclaredMethod<string, readonly unknown[], unknown, infer V>
+      ? 1 extends V
+        ? M
+        : never
+      : never;
 
 /**
  * The node's API, typed from the method declarations: each method takes the Lotus JSON of its

@@ -4,6 +4,7 @@
  * service here — `chain`, `state`, `mpool` — and their handlers read it from the context instead
  * of importing a singleton, so every handler stays testable on its own.
  */
+import { randomUUID } from 'node:crypto';
 import type { ChainStore, TipSetStates } from '../chain/index.js';
 import type { BlockTemplate, MiningBaseInfoJson, SealingSector } from '../miner/index.js';
 import type { WindowPostStatus } from '../miner/window-post/index.js';
@@ -21,6 +22,32 @@ export interface NodeInfo {
   readonly version: string;
   /** Seconds between epochs (Lotus `BlockDelaySecs`). */
   readonly blockDelaySecs: number;
+  /** A random UUID per node start (Lotus `Session`): a client that sees it change knows the node restarted. */
+  readonly session: string;
+  /** When the node started (Lotus `StartTime`). */
+  readonly startTime: Date;
+}
+
+/** NodeInfo of a node starting now: a new session UUID, the current time. */
+export function startingNodeInfo(version: string, blockDelaySecs: number): NodeInfo {
+  return { version, blockDelaySecs, session: randomUUID(), startTime: new Date() };
+}
+
+/** Lotus `Shutdown`: wired by src/node to the node's stop. */
+export interface ShutdownContext {
+  /** Starts a clean stop of the node after the current answers are sent; returns at once. */
+  request(): void;
+}
+
+/**
+ * The node's subsystem loggers (Lotus `LogList`, `LogSetLevel`; src/node `subsystem-loggers.ts`):
+ * each a named pino logger whose level can change while the node runs.
+ */
+export interface LogContext {
+  /** The subsystem names, sorted. */
+  list(): string[];
+  /** Sets one subsystem's level, or every one's for `*`; refuses an unknown name or level. */
+  setLevel(subsystem: string, level: string): void;
 }
 
 /** The chain the node follows: what the Chain*, State* and Wallet balance methods read. */
@@ -99,6 +126,10 @@ export interface RpcContext {
   readonly mpool?: MpoolContext;
   /** Absent without a chain, like `chain`. */
   readonly net?: NetContext;
+  /** Absent where no node process stands behind the server (tests of the RPC layer). */
+  readonly shutdown?: ShutdownContext;
+  /** Absent where no node process stands behind the server, like `shutdown`. */
+  readonly logs?: LogContext;
 }
 
 /**
@@ -111,6 +142,8 @@ export const SERVICES = {
   net: 'the libp2p network and chain sync',
   mining: 'block production',
   storage: 'a storage miner',
+  shutdown: 'stopping the node',
+  logs: 'run-time log levels',
 } as const satisfies { readonly [K in keyof RpcContext as undefined extends RpcContext[K] ? K : never]-?: string };
 export type Service = keyof typeof SERVICES;
 

@@ -6,23 +6,32 @@
  * A failure that is not a LedgerError is a bug: the client gets -32603 and the log gets the stack.
  * The API limits (docs/rpc-limits.md) hold here: batch length, answer size, and turns for
  * expensive calls; a batch stops running when its caller goes away or the node stops.
+ * Channel methods (channel.ts) open their channel through the transport's `ChannelHost`; without
+ * one (HTTP POST) they are refused as go-jsonrpc refuses them.
  */
 import { isLosslessNumber } from 'lossless-json';
 import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
 import { AbortedError } from '../utils/abort.js';
 import { LedgerError } from '../utils/errors.js';
+import { type ChannelHost, noChannelSupport, OpenChannel } from './channel.js';
 import type { RpcContext, Service } from './context.js';
 import { JsonRpcError, JsonRpcErrorCode, permissionDenied, ServiceUnavailableError } from './errors.js';
 import { ExpensiveCallGate } from './expensive-calls.js';
 import { LIMIT_CONFIG_KEYS, type RpcLimits, responseTooLarge, rpcLimits } from './limits.js';
 import { type ApiVersion, type CallInfo, isPromise, type MaybePromise, methodNames, type RpcMethod } from './method.js';
-import { parseRequestBody, plainJson } from './request-json.js';
+import { type ParsedBody, parseRequestBody, plainJson } from './request-json.js';
 import { sharedResultBytes } from './shared-results.js';
 
 type Response =
   | { id: unknown; jsonrpc: '2.0'; result: unknown }
   | { error: { code: number; message: string; data?: unknown }; id: unknown; jsonrpc: '2.0' };
+
+/**
+ * Told of every call answered (the node's request metrics): the declared method (undefined for a
+ * name no method has), whether the answer was a result rather than an error, and how long it took.
+ */
+export type CallObserver = (method: RpcMethod | undefined, ok: boolean, seconds: number) => void;
 
 export interface DispatcherOptions {
   readonly methods: readonly RpcMethod[];
@@ -35,6 +44,7 @@ export interface DispatcherOptions {
   readonly limits?: RpcLimits;
   /** Turns for expensive calls, shared by every dispatcher of a server; one of its own when absent. */
   readonly expensiveCalls?: ExpensiveCallGate;
+  readonly observer?: CallObserver | undefined;
 }
 
 function errorResponse(id: unknown, error: JsonRpcError): Response {
@@ -132,6 +142,7 @@ export class Dispatcher {
   readonly #terminator: string;
   readonly #limits: RpcLimits;
   readonly #gate: ExpensiveCallGate;
+  readonly #observer: CallObserver | undefined;
 
   constructor(options: DispatcherOptions) {
     const declared = options.methods.filter((m) => m.apiVersions.includes(options.apiVersion));
@@ -150,6 +161,7 @@ export class Dispatcher {
     this.#terminator = options.terminator ?? '';
     this.#limits = options.limits ?? rpcLimits();
     this.#gate = options.expensiveCalls ?? new ExpensiveCallGate(this.#limits);
+    this.#observer = options.observer;
   }
 
   /**
@@ -167,15 +179,33 @@ export class Dispatcher {
     connection?: object,
   ): MaybePromise<string | Buffer | undefined> {
     if (body.trim() === '') return this.#serialize(errorResponse(null, invalidRequest('empty body')));
-    let parsed: unknown;
-    let plain: boolean;
+    let parsed: ParsedBody;
     try {
-      ({ value: parsed, plain } = parseRequestBody(body));
+      parsed = parseRequestBody(body);
     } catch (error) {
-      return this.#serialize(errorResponse(null, error as JsonRpcError));
+      return this.refusal(error as JsonRpcError);
     }
+    return this.handleParsed(parsed, permissions, signal, connection);
+  }
+
+  /** The answer to a request that could not be read: `error` with id null. */
+  refusal(error: JsonRpcError): string {
+    return this.#serialize(errorResponse(null, error));
+  }
+
+  /**
+   * `handle` for a body the transport parsed already (`parseRequestBody`). `channels` opens the
+   * channels of channel methods; without it they are refused.
+   */
+  handleParsed(
+    { value: parsed, plain }: ParsedBody,
+    permissions: readonly string[],
+    signal?: () => AbortSignal,
+    connection?: object,
+    channels?: ChannelHost,
+  ): MaybePromise<string | Buffer | undefined> {
     if (!Array.isArray(parsed)) {
-      const response = this.#handleOne(parsed, plain, permissions, signal, connection);
+      const response = this.#handleOne(parsed, plain, permissions, signal, connection, channels);
       return isPromise(response) ? response.then((r) => this.#serializeOptional(r)) : this.#serializeOptional(response);
     }
     if (parsed.length === 0) return this.#serialize(errorResponse(null, invalidRequest('empty batch')));
@@ -192,7 +222,7 @@ export class Dispatcher {
         ),
       );
     }
-    return this.#handleBatch(parsed, plain, permissions, signal, connection);
+    return this.#handleBatch(parsed, plain, permissions, signal, connection, channels);
   }
 
   /**
@@ -206,6 +236,7 @@ export class Dispatcher {
     permissions: readonly string[],
     signalOf: (() => AbortSignal) | undefined,
     connection: object | undefined,
+    channels: ChannelHost | undefined,
   ): Promise<string | undefined> {
     const signal = signalOf?.();
     const texts: string[] = [];
@@ -220,7 +251,7 @@ export class Dispatcher {
         const id = isPlainObject(request) && Object.hasOwn(request, 'id') ? request.id : undefined;
         response = id === undefined && isPlainObject(request) ? undefined : errorResponse(id ?? null, stopped);
       } else {
-        response = await this.#handleOne(request, plain, permissions, signalOf, connection);
+        response = await this.#handleOne(request, plain, permissions, signalOf, connection, channels);
       }
       if (response === undefined) continue;
       let text = this.#text(response);
@@ -239,7 +270,8 @@ export class Dispatcher {
     plain: boolean,
     permissions: readonly string[],
     signal: (() => AbortSignal) | undefined,
-    connection?: object,
+    connection: object | undefined,
+    channels: ChannelHost | undefined,
   ): MaybePromise<Response | undefined> {
     if (!isPlainObject(request)) return errorResponse(null, invalidRequest('expected a request object'));
     // A request without an id member is a notification: nothing is answered, not even an error —
@@ -253,13 +285,32 @@ export class Dispatcher {
       const invalid = (error as JsonRpcError).rpcCode === JsonRpcErrorCode.InvalidRequest;
       return isNotification && !invalid ? undefined : errorResponse(id, error as JsonRpcError);
     }
-    const answer = (result: unknown): Response | undefined =>
-      isNotification ? undefined : { id, jsonrpc: '2.0', result };
-    const fail = (error: unknown): Response | undefined =>
-      isNotification ? undefined : errorResponse(id, this.#toJsonRpcError(error, envelope.method));
+    const observer = this.#observer;
+    const started = observer === undefined ? 0 : performance.now();
+    const observe = (ok: boolean) =>
+      observer?.(this.#byName.get(envelope.method), ok, (performance.now() - started) / 1000);
+    const fail = (error: unknown): Response | undefined => {
+      observe(false);
+      return isNotification ? undefined : errorResponse(id, this.#toJsonRpcError(error, envelope.method));
+    };
+    const answer = (result: unknown): Response | undefined => {
+      // A notification's channel is never opened: nobody would learn its id.
+      if (isNotification || !(result instanceof OpenChannel)) {
+        observe(true);
+        return isNotification ? undefined : { id, jsonrpc: '2.0', result };
+      }
+      let channelId: number;
+      try {
+        channelId = (channels as ChannelHost).open(id, result);
+      } catch (error) {
+        return fail(error);
+      }
+      observe(true);
+      return { id, jsonrpc: '2.0', result: channelId };
+    };
     let result: unknown;
     try {
-      result = this.#call(envelope, plain, permissions, signal, connection);
+      result = this.#call(envelope, plain, permissions, signal, connection, channels);
     } catch (error) {
       return fail(error);
     }
@@ -273,9 +324,12 @@ export class Dispatcher {
     permissions: readonly string[],
     signal: (() => AbortSignal) | undefined,
     connection: object | undefined,
+    channels: ChannelHost | undefined,
   ): unknown {
     const method = this.#byName.get(name);
     if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
+    // Before the permission check, as go-jsonrpc's handler checks it.
+    if (method.channel !== undefined && channels === undefined) throw noChannelSupport(name);
     if (!permissions.includes(method.permission)) throw permissionDenied(method.name, method.permission);
     const missing = this.#unavailable.size === 0 ? undefined : this.#unavailable.get(method);
     if (missing !== undefined) throw new ServiceUnavailableError(name, missing);

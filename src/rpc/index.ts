@@ -1,4 +1,4 @@
-export { renderApiMarkdown } from './api-doc.js';
+export { type LotusMethodList, renderApiMarkdown } from './api-doc.js';
 export {
   generateJwtSecret,
   InvalidTokenError,
@@ -6,10 +6,19 @@ export {
   JWT_SECRET_KEY_TYPE,
   TokenAuthority,
 } from './auth.js';
+export {
+  type ChannelHost,
+  type ChannelId,
+  type ChannelOptions,
+  type ChannelSink,
+  type ChannelSource,
+  channelResult,
+} from './channel.js';
 export { type LedgerApi, ledgerApi, RpcClient, type RpcClientOptions } from './client.js';
 export {
   type ChainContext,
   type LocalMinerStatus,
+  type LogContext,
   type MiningContext,
   type MpoolContext,
   type NodeInfo,
@@ -17,9 +26,11 @@ export {
   SERVICES,
   type ServedContext,
   type Service,
+  type ShutdownContext,
   type StorageContext,
+  startingNodeInfo,
 } from './context.js';
-export { Dispatcher } from './dispatcher.js';
+export { type CallObserver, Dispatcher } from './dispatcher.js';
 export { type ApiInfo, type HostPort, listenMultiaddr, parseApiInfo, parseListenAddress, rpcUrl } from './endpoint.js';
 export {
   JsonRpcError,
@@ -61,4 +72,5 @@ export {
 export { AGENT, type ApiVersionJson } from './methods/common.js';
 export { allMethods } from './methods/index.js';
 export { buildOpenRpcDocument, type OpenRpcDocument } from './openrpc.js';
+export type { PlainAnswer, PlainRoute } from './plain-routes.js';
 export { RpcServer, type RpcServerOptions } from './server.js';

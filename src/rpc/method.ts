@@ -7,9 +7,11 @@
  * A later module adds methods by writing `declareMethod({...})` in `rpc/methods/<namespace>.ts`
  * and listing it in `rpc/methods/index.ts`; its handler gets typed, already-decoded parameters and
  * a context holding the node's services it declares in `needs`. The typed client (client.ts) is
- * derived from the same declarations.
+ * derived from the same declarations. A method whose result is `channelResult(…)` (channel.ts)
+ * answers with a channel, served over WebSocket only.
  */
 import type { JsonSchema } from '../types/index.js';
+import type { ChannelOptions } from './channel.js';
 import type { RpcContext, ServedContext, Service } from './context.js';
 
 /** Lotus's permissions, lowest first. Tokens are minted with a permission and every one below it. */
@@ -73,6 +75,8 @@ export interface ResultDeclaration<R, J = unknown> {
   readonly schema: JsonSchema;
   /** Lotus JSON for the handler's value (bigints are written as JSON numbers). */
   readonly encode: (value: R) => J;
+  /** Set on a channel's result (`channelResult`, channel.ts): the method answers with a channel. */
+  readonly channel?: ChannelOptions;
 }
 
 /** What the dispatcher knows about the call being served. */
@@ -145,6 +149,8 @@ export interface RpcMethod {
   readonly aliases: readonly string[];
   /** Counted against the expensive-call limits (see MethodDeclaration.expensive). */
   readonly expensive: boolean;
+  /** A channel method (its result is `channelResult`): served over WebSocket only. */
+  readonly channel: ChannelOptions | undefined;
   /**
    * Runs the handler on decoded parameters and returns the Lotus JSON of its result: at once for
    * a handler that answers synchronously (ChainHead and most reads), else a promise. A synchronous
@@ -190,6 +196,7 @@ export function declareMethod<
     result: result as ResultDeclaration<unknown>,
     aliases: declaration.aliases ?? [],
     expensive: declaration.expensive ?? false,
+    channel: result.channel,
     // The dispatcher calls a method only when the context has every service it needs.
     invoke: (params, context, call) => {
       const value = handler(params as DecodedParams<D>, context as ServedContext<S>, call);

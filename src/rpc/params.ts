@@ -5,11 +5,13 @@
 import {
   type Address,
   addressFromLotusJson,
+  bigIntFromLotusJson,
   type JsonInteger,
   jsonFail,
   type Message,
   type MessageJson,
   messageFromLotusJson,
+  readJsonArray,
   readJsonBytes,
   readJsonInt64,
   readJsonUint64,
@@ -24,9 +26,10 @@ import {
   keyInfoFromLotusJson,
   keyTypeFromLotusJson,
 } from '../wallet/index.js';
-import { isPermission, type ParamDeclaration, type Permission } from './method.js';
+import { isPermission, type JsonSchema, type ParamDeclaration, type Permission } from './method.js';
 import {
   addressSchema,
+  bigIntSchema,
   booleanSchema,
   bytesSchema,
   keyInfoSchema,
@@ -108,4 +111,31 @@ export function int64Param(name: string, description: string): ParamDeclaration<
 
 export function uint64Param(name: string, description: string): ParamDeclaration<bigint, JsonInteger> {
   return { name, description, schema: { type: 'integer', minimum: 0 }, decode: readJsonUint64 };
+}
+
+/** A big integer (attoFIL, power) as a decimal string; a JSON number or null is refused, as Go refuses them. */
+export function bigIntParam(name: string, description: string): ParamDeclaration<bigint, string> {
+  return { name, description, schema: bigIntSchema, decode: bigIntFromLotusJson };
+}
+
+/** A list of `item`s; `null` is none, as Go decodes it into a nil slice. */
+export function listParam<T, J>(
+  name: string,
+  description: string,
+  item: { readonly schema: JsonSchema; readonly decode: (json: unknown, path: string) => T },
+): ParamDeclaration<T[], J[] | null> {
+  return {
+    name,
+    description,
+    schema: { type: ['array', 'null'], items: item.schema },
+    decode: (json, path) => (json === null ? [] : readJsonArray(json, path, item.decode)),
+  };
+}
+
+export function messagesParam(name: string, description: string): ParamDeclaration<Message[], MessageJson[] | null> {
+  return listParam(name, description, { schema: messageSchema, decode: messageFromLotusJson });
+}
+
+export function addressesParam(name: string, description: string): ParamDeclaration<Address[], string[] | null> {
+  return listParam(name, description, { schema: addressSchema, decode: addressFromLotusJson });
 }

@@ -1,7 +1,7 @@
 /**
- * The HTTP side of the API, on fastify: `POST /rpc/v0` and `/rpc/v1`, bodies as
- * `application/json`, `text/plain` or without a content type (go-jsonrpc reads any body as
- * JSON) up to a size limit, and go-jsonrpc's authentication: the `Authorization: Bearer <token>`
+ * The API on fastify: `POST /rpc/v0` and `/rpc/v1`, bodies read as JSON whatever their content
+ * type (as go-jsonrpc reads them) up to a size limit, WebSocket on the same paths (websocket.ts),
+ * and go-jsonrpc's authentication, for both: the `Authorization: Bearer <token>`
  * header (or a `?token=` query value), no token meaning `read`, and HTTP 401 with an empty body
  * for a token that is malformed or does not verify. JSON-RPC errors, permission denials
  * included, are HTTP 200 with an error object; what the HTTP layer refuses (unknown path 404,
@@ -10,17 +10,20 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { stringifyJsonLossless } from '../types/index.js';
 import { LedgerError } from '../utils/errors.js';
 import type { RpcContext } from './context.js';
-import { Dispatcher } from './dispatcher.js';
+import { type CallObserver, Dispatcher } from './dispatcher.js';
 import { JsonRpcErrorCode } from './errors.js';
 import { ExpensiveCallGate } from './expensive-calls.js';
 import { LIMIT_CONFIG_KEYS, type RpcLimits, rpcLimits } from './limits.js';
 import { API_VERSIONS, isPromise, type RpcMethod } from './method.js';
 import { allMethods } from './methods/index.js';
+import { isPlainRoute, type PlainRoute, registerPlainRoutes } from './plain-routes.js';
+import { DEFAULT_WEBSOCKET_OPTIONS, WebSocketHub, type WebSocketOptions, type WebSocketPath } from './websocket.js';
 
 const ANONYMOUS_PERMISSIONS = ['read'] as const;
 
@@ -37,6 +40,12 @@ export interface RpcServerOptions {
   /** The API limits (config.toml `[API]`); defaults for those not given. `maxRequestBytes` above wins. */
   readonly limits?: Partial<RpcLimits>;
   readonly methods?: readonly RpcMethod[];
+  /** GET routes served beside the API without its token check (the node's health and metrics). */
+  readonly plainRoutes?: readonly PlainRoute[];
+  /** Told of every call answered (the node's request metrics). */
+  readonly callObserver?: CallObserver;
+  /** Keepalive and per-connection limits of WebSocket clients; defaults for those not given. */
+  readonly webSocket?: Partial<WebSocketOptions>;
 }
 
 function rpcErrorBody(code: number, message: string): string {
@@ -48,16 +57,23 @@ export class RpcServer {
   #closing: Promise<void> | undefined;
   /** The port listened on (the one chosen when 0 was asked for). */
   readonly port: number;
+  readonly #webSockets: WebSocketHub;
 
-  private constructor(close: () => Promise<void>, port: number) {
+  private constructor(close: () => Promise<void>, port: number, webSockets: WebSocketHub) {
     this.#close = close;
     this.port = port;
+    this.#webSockets = webSockets;
+  }
+
+  /** WebSocket connections open now, and the channels they hold. */
+  get webSockets(): { readonly connections: number; readonly channels: number } {
+    return { connections: this.#webSockets.connections, channels: this.#webSockets.channels };
   }
 
   static async start(options: RpcServerOptions): Promise<RpcServer> {
     const stopping = new AbortController();
     const calls = new Set<Promise<unknown>>();
-    const app = buildApp(options, stopping.signal, calls);
+    const { app, webSockets } = buildApp(options, stopping.signal, calls);
     try {
       await app.listen({ host: options.host, port: options.port });
     } catch (error) {
@@ -68,14 +84,18 @@ export class RpcServer {
       });
     }
     const { port } = app.server.address() as AddressInfo;
-    return new RpcServer(async () => {
-      // Requests that wait for the chain (StateWaitMsg) end now instead of holding the close up.
-      stopping.abort(new Error('the node is stopping'));
-      await app.close();
-      // fastify waits for open connections only: a call whose client hung up is still running,
-      // and the node must not close the database under it.
-      await Promise.allSettled(calls);
-    }, port);
+    return new RpcServer(
+      async () => {
+        // Requests that wait for the chain (StateWaitMsg) end now instead of holding the close up.
+        stopping.abort(new Error('the node is stopping'));
+        await app.close();
+        // fastify waits for open connections only: a call whose client hung up is still running,
+        // and the node must not close the database under it.
+        await Promise.allSettled(calls);
+      },
+      port,
+      webSockets,
+    );
   }
 
   /**
@@ -111,17 +131,11 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
   const keepBody = (_request: FastifyRequest, body: string | Buffer, done: (e: Error | null, b?: unknown) => void) =>
     done(null, body);
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, keepBody);
-  // Lotus (go-jsonrpc) reads the body as JSON whatever the content type; a body sent without one
-  // (curl --data-binary, many scripts) is read the same way here. The catch-all parser sees
-  // only those: any other content type is answered 415 below.
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    if (request.headers['content-type'] === undefined) return keepBody(request, body, done);
-    const error = new Error('unsupported content type') as Error & { code: string };
-    error.code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
-    done(error);
-  });
+  // Lotus (go-jsonrpc) reads the body as JSON whatever the content type: a body sent without
+  // one, or as curl -d sends it (application/x-www-form-urlencoded), is read the same way here.
+  app.addContentTypeParser('*', { parseAs: 'string' }, keepBody);
 
-  app.setNotFoundHandler((request, reply) =>
+  const noApi = (request: FastifyRequest, reply: FastifyReply) =>
     reply
       .code(404)
       .type('application/json')
@@ -130,8 +144,8 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
           JsonRpcErrorCode.InvalidRequest,
           `Invalid request: no API at ${request.method} ${request.url.split('?')[0]} (POST JSON-RPC to /rpc/v0 or /rpc/v1)`,
         ),
-      ),
-  );
+      );
+  app.setNotFoundHandler(noApi);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const reject = (status: number, code: number, message: string) =>
@@ -180,6 +194,10 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
   // Without waiting when there is no token or the token verified before (every call but a
   // token's first): an async hook costs a promise and a turn per request.
   app.addHook('onRequest', (request, reply, done) => {
+    if (isPlainRoute(request)) {
+      done();
+      return;
+    }
     const header = authorizationOf(request);
     const known =
       header === undefined
@@ -194,8 +212,11 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
     }
     authenticate(request, header as string).then(
       (permissions) => {
-        if (permissions === undefined) reply.code(401).header('www-authenticate', 'Bearer').send();
-        else {
+        if (permissions === undefined) {
+          // A refused WebSocket upgrade: node:http no longer looks after its socket, so it is closed here.
+          if (request.headers.upgrade !== undefined) reply.raw.once('finish', () => request.raw.socket.destroy());
+          reply.code(401).header('www-authenticate', 'Bearer').send();
+        } else {
           (request as WithPermissions)[PERMISSIONS] = permissions;
           done();
         }
@@ -204,6 +225,18 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
     );
   });
 
+  const webSockets = new WebSocketHub(
+    { ...DEFAULT_WEBSOCKET_OPTIONS, ...options.webSocket },
+    limits,
+    logger,
+    stopping,
+    calls,
+  );
+  app.register(fastifyWebsocket, {
+    options: { maxPayload: maxRequestBytes },
+    errorHandler: (error) => webSockets.onSocketError(error),
+  });
+  const webSocketPaths: WebSocketPath[] = [];
   for (const apiVersion of API_VERSIONS) {
     const dispatcher = new Dispatcher({
       methods: options.methods ?? allMethods,
@@ -213,6 +246,7 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
       terminator: '\n',
       limits,
       expensiveCalls,
+      observer: options.callObserver,
     });
     const answer = (reply: FastifyReply, response: string | Buffer | undefined): FastifyReply => {
       // An answer sent while the server closes ends its keep-alive connection: node:http would
@@ -220,6 +254,7 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
       if (stopping.aborted) reply.header('connection', 'close');
       return response === undefined ? reply.code(204).send() : reply.code(200).type('application/json').send(response);
     };
+    webSocketPaths.push({ url: `/rpc/v${apiVersion}`, dispatcher });
     // Not an async handler: a call answered synchronously (ChainHead) is sent in the same turn.
     app.post(`/rpc/v${apiVersion}`, (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : '';
@@ -259,7 +294,14 @@ function buildApp(options: RpcServerOptions, stopping: AbortSignal, calls: Set<P
         .then((response) => answer(reply, response));
     });
   }
-  return app;
+  webSockets.register(
+    app,
+    webSocketPaths,
+    (request) => (request as WithPermissions)[PERMISSIONS] ?? ANONYMOUS_PERMISSIONS,
+    noApi,
+  );
+  registerPlainRoutes(app, options.plainRoutes ?? []);
+  return { app, webSockets };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The bad-block cache (Lotus `BadBlockCache`, 2^15 entries): blocks that failed validation and
  * why, so a chain linked to one is refused without fetching it again. `SyncMarkBad` adds to it,
- * `SyncCheckBad` reads it, `SyncUnmarkBad` removes an entry.
+ * `SyncCheckBad` reads it, `SyncUnmarkBad` removes an entry and `SyncUnmarkAllBad` all of them.
  */
 import type { CID } from 'multiformats/cid';
 import { LruCache } from '../utils/lru-cache.js';
@@ -31,6 +31,11 @@ export class BadBlockCache {
 
   remove(cid: CID): void {
     this.#entries.delete(cid.toString());
+  }
+
+  /** Empties the cache (SyncUnmarkAllBad). */
+  clear(): void {
+    this.#entries.clear();
   }
 
   /** Lotus's text for SyncCheckBad: the reason, and the origin when inherited. */

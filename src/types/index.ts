@@ -25,6 +25,7 @@ export * from './cid.js';
 export * from './election-proof.js';
 export * from './errors.js';
 export * from './eth-address.js';
+export * from './event.js';
 export * as kinds from './field-kinds.js';
 export { bigIntSchema, bytesSchema, cidSchema } from './field-kinds.js';
 export * from './integers.js';

@@ -7,7 +7,7 @@ export { accountStateCodec, accountStateStruct } from './actors/account.js';
 export { type FilterEstimate, filterEstimateStruct } from './actors/cbor.js';
 export { cronStateCodec, cronStateStruct, encodeCronConstructorParams } from './actors/cron.js';
 export { initStateCodec } from './actors/init.js';
-export { updateClaimedPowerParams } from './actors/method-params.js';
+export { execParams, updateClaimedPowerParams } from './actors/method-params.js';
 export { type DeadlineInfo, deadlineInfoStruct, newDeadlineInfo } from './actors/miner/deadline-info.js';
 export {
   createMinerDeposit,
@@ -46,24 +46,32 @@ export {
   minerStateStruct,
   type SectorOnChainInfo,
   sectorOnChainInfoStruct,
+  unlockedBalance,
 } from './actors/miner/state.js';
 export {
+  addSignerParams,
+  amountLocked,
   encodeMultisigConstructorParams,
   encodeProposeParams,
   encodeTxnIdParams,
   getPendingTransaction,
   type MultisigConstructorParams,
   type MultisigState,
+  type MultisigTransaction,
   multisigStateCodec,
   multisigStateStruct,
+  pendingTransactions,
   proposalHashData,
+  removeSignerParams,
+  swapSignerParams,
   transactionStruct,
 } from './actors/multisig.js';
-export { encodeParamsFromJson, ParamsJsonError } from './actors/params-json.js';
+export { decodeParamsToJson, encodeParamsFromJson, ParamsJsonError } from './actors/params-json.js';
 export { type CreateMinerParams, encodeCreateMinerParams } from './actors/power.js';
 export { type Claim, claimStruct, type PowerState, powerStateCodec, powerStateStruct } from './actors/power-state.js';
 export { encodeAwardBlockRewardParams, PENALTY_MULTIPLIER } from './actors/reward.js';
 export { type RewardState, rewardStateCodec, rewardStateStruct } from './actors/reward-state.js';
+export { ACTOR_STATE_STRUCTS } from './actors/states.js';
 export { type SystemState, systemStateCodec, systemStateStruct } from './actors/system.js';
 export { type VestingFunds, vestingFundsStruct } from './actors/vesting-funds.js';
 export {
@@ -82,7 +90,7 @@ export {
   nextBaseFeeFromPremium,
   weightedPremiumPercentile,
 } from './base-fee.js';
-export { type CallOptions, callMessage } from './call-message.js';
+export { type CallOptions, callMessage, IMPLICIT_CALL_GAS_LIMIT } from './call-message.js';
 export {
   blsChainMessage,
   type ChainMessage,

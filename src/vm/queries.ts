@@ -32,6 +32,7 @@ import {
   type SectorOnChainInfo,
   sectorOnChainInfoStruct,
 } from './actors/miner/state.js';
+import { type MultisigState, multisigStateCodec } from './actors/multisig.js';
 import {
   type Claim,
   getClaim,
@@ -72,6 +73,15 @@ export function keyAddressOf(tree: StateTree, address: Address): Address {
   }
   if (actor.delegatedAddress !== null) return actor.delegatedAddress;
   throw new StateError(StateErrorCode.InvalidState, `${address} is not an account and has no key address`);
+}
+
+/** A multisig's balance and state (Lotus `multisig.Load`); an error for any other actor. */
+export function multisigBalanceAndState(tree: StateTree, msig: Address): { balance: bigint; state: MultisigState } {
+  const actor = requireActorOfType(tree, resolve(tree, msig), 'multisig');
+  return {
+    balance: actor.balance,
+    state: multisigStateCodec.decode(getBlock(tree.store, actor.head, 'multisig state')),
+  };
 }
 
 export function powerState(tree: StateTree): PowerState {

@@ -253,3 +253,55 @@ describe('blocks with a message', () => {
     PROOF_TIMEOUT_MS,
   );
 });
+
+describe('the wider API on the mined chain (issue 21)', () => {
+  test(
+    "StateReadState, StateListActors, the circulating supply, the network params and the beacon entry, in Lotus's shapes",
+    async () => {
+      const head = await mineBlock();
+      const miner = devnet.node.chain!.devnet.miner.toString();
+      const state = await devnet.rpc<{ Balance: string; State: { Info: CidJson; Sectors: CidJson } }>(
+        'StateReadState',
+        [miner, null],
+      );
+      expect(state.State).toMatchObject({ Info: { '/': expect.any(String) }, Sectors: { '/': expect.any(String) } });
+      expect(await devnet.rpc<string[]>('StateListActors', [null])).toContain(miner);
+
+      // The exact sum over every actor must make the total supply, or the node answers an error.
+      const exact = BigInt(await devnet.rpc<string>('StateCirculatingSupply', [null]));
+      const vm = await devnet.rpc<Record<string, string>>('StateVMCirculatingSupplyInternal', [null]);
+      const [vested, mined, burnt, locked, circulating, disbursed] = Object.values(vm).map(BigInt) as bigint[];
+      expect(vested! + mined! + disbursed! - burnt! - locked!).toBe(circulating);
+      expect(exact).toBeGreaterThan(0n);
+      expect(circulating).toBeGreaterThan(0n);
+
+      const params = await devnet.rpc<{ NetworkName: string; BlockDelaySecs: number; GenesisTimestamp: number }>(
+        'StateGetNetworkParams',
+      );
+      expect(params.NetworkName).toBe(await devnet.rpc('StateNetworkName'));
+      expect(params.GenesisTimestamp).toBe(genesis.Blocks[0]!.Timestamp);
+      const entry = await devnet.rpc<{ Round: number; Data: string }>('StateGetBeaconEntry', [head.Height]);
+      // The entry of the head's epoch is the one its block carries (the devnet beacon has one round per epoch).
+      expect((head.Blocks[0] as unknown as { BeaconEntries: unknown[] }).BeaconEntries).toContainEqual(entry);
+      const path = await devnet.rpc<Array<{ Type: string }>>('ChainGetPath', [genesis.Cids, head.Cids]);
+      expect(path.map((change) => change.Type)).toEqual(Array(path.length).fill('apply'));
+      expect(path.length).toBeGreaterThan(0);
+    },
+    PROOF_TIMEOUT_MS,
+  );
+
+  test(
+    'SyncValidateTipset validates mined tipsets again (Expected Consensus, real proofs); ChainTipSetWeight is what fork choice compares',
+    async () => {
+      const head = await mineBlock();
+      expect(await devnet.rpc('SyncValidateTipset', [head.Cids])).toBe(true);
+      expect(await devnet.rpc('SyncValidateTipset', [genesis.Cids])).toBe(true);
+      expect(await devnet.rpc('SyncCheckBad', [head.Cids[0]])).toBe('');
+      const weight = BigInt(await devnet.rpc<string>('ChainTipSetWeight', [head.Cids]));
+      expect(weight).toBeGreaterThan(BigInt(head.Blocks[0]!.ParentWeight));
+      const store = devnet.node.chain!.chain;
+      expect(weight).toBe(store.weightOf(store.head()));
+    },
+    PROOF_TIMEOUT_MS,
+  );
+});

@@ -6,11 +6,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
+import { openMpool } from '../../src/node/mpool-services.js';
 import {
   generateJwtSecret,
+  type MpoolContext,
   type RpcMethod,
   RpcServer,
+  type RpcServerOptions,
   type StorageContext,
+  startingNodeInfo,
   TokenAuthority,
 } from '../../src/rpc/index.js';
 import type { RpcLimits } from '../../src/rpc/limits.js';
@@ -24,6 +28,10 @@ export interface ChainServer {
   readonly directory: string;
   /** Mints tokens the server accepts. */
   readonly tokens: TokenAuthority;
+  /** The node wallet MpoolPushMessage signs with (empty at start). */
+  readonly wallet: Wallet;
+  /** The message pool, when `mpool` was asked for. */
+  readonly mpool: MpoolContext | undefined;
   url(apiVersion?: 0 | 1): string;
   /** Closes the server and the chain and removes the directory. */
   close(): Promise<void>;
@@ -37,6 +45,10 @@ export interface ChainServerOptions {
   readonly chain?: TestChainOptions;
   /** A storage service beside the chain (absent by default, as on a node that runs no miner). */
   readonly storage?: StorageContext;
+  /** A message pool on the chain, as the node opens it (MpoolPushMessage signs with `wallet`); none by default. */
+  readonly mpool?: boolean;
+  /** WebSocket keepalive and per-connection limits (the server's defaults otherwise). */
+  readonly webSocket?: RpcServerOptions['webSocket'];
 }
 
 export async function startChainServer(options: ChainServerOptions = {}): Promise<ChainServer> {
@@ -44,28 +56,42 @@ export async function startChainServer(options: ChainServerOptions = {}): Promis
   const t = TestChain.create(options.chain);
   const directory = mkdtempSync(join(tmpdir(), 'ledger-chain-rpc-'));
   const tokens = new TokenAuthority(generateJwtSecret());
+  const wallet = new Wallet(new Keystore(join(directory, 'keystore')));
+  const mpool =
+    options.mpool === true
+      ? await openMpool({
+          services: { db: t.db, chain: t.chain, states: t.states, params: t.chain.params },
+          wallet,
+          logger: pino({ level: 'silent' }),
+        })
+      : undefined;
   const server = await RpcServer.start({
     context: {
-      node: { version: '0.1.0+devnet', blockDelaySecs: 4 },
-      wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
+      node: startingNodeInfo('0.1.0+devnet', 4),
+      wallet,
       tokens,
       chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
       ...(options.storage === undefined ? {} : { storage: options.storage }),
+      ...(mpool === undefined ? {} : { mpool }),
     },
     logger: options.logger ?? pino({ level: 'silent' }),
     host: '127.0.0.1',
     port: 0,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.methods === undefined ? {} : { methods: options.methods }),
+    ...(options.webSocket === undefined ? {} : { webSocket: options.webSocket }),
   });
   return {
     t,
     server,
     directory,
     tokens,
+    wallet,
+    mpool,
     url: (apiVersion = 1) => `http://127.0.0.1:${server.port}/rpc/v${apiVersion}`,
     close: async () => {
       await server.close();
+      await mpool?.pool.close();
       t.close();
       rmSync(directory, { recursive: true, force: true });
     },

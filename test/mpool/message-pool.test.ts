@@ -5,6 +5,7 @@ import {
   type MessagePool,
   MpoolError,
   MpoolErrorCode,
+  MpoolUpdateType,
   minimumReplacementPremium,
 } from '../../src/mpool/index.js';
 import { type SignedMessage, signedMessageCid } from '../../src/types/index.js';
@@ -304,6 +305,24 @@ describe('head changes', () => {
     expect(pool.head.key.equals(fork2.key)).toBe(true);
     expect(pool.pending().map(cidOf).sort()).toEqual(messages.map(cidOf).sort());
     expect(pool.getNonce(sender().address)).toBe(3n);
+  });
+
+  test('update listeners (MpoolSub) see every add, local or not, every removal, and reverted messages coming back', async () => {
+    const updates: string[] = [];
+    pool.onUpdate(({ type, message }) =>
+      updates.push(`${type === MpoolUpdateType.Add ? 'add' : 'remove'} ${cidOf(message)}`),
+    );
+    const [local, network] = [transfer(sender(), 0n), transfer(t.senders[1]!, 0n)];
+    await pool.push(local);
+    await pool.add(network);
+    expect(updates).toEqual([`add ${cidOf(local)}`, `add ${cidOf(network)}`]);
+    const genesis = t.chain.head();
+    await t.mine([{ secp: [local] }]);
+    expect(updates.slice(2)).toEqual([`remove ${cidOf(local)}`]);
+    // A heavier fork without it: it comes back.
+    const fork1 = await t.mine([{ ticket: 'update-fork-1' }], { parent: genesis });
+    await t.mine([{ ticket: 'update-fork-2' }], { parent: fork1 });
+    expect(updates.slice(3)).toEqual([`add ${cidOf(local)}`]);
   });
 
   test('a message included from another sender’s view still advances the nonce', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import { pino } from 'pino';
+import { SubsystemLoggers } from '../../src/node/subsystem-loggers.js';
 import {
   generateJwtSecret,
   PERMISSIONS,
@@ -16,6 +17,8 @@ import {
   type RpcContext,
   type RpcMethod,
   RpcServer,
+  type RpcServerOptions,
+  startingNodeInfo,
   TokenAuthority,
 } from '../../src/rpc/index.js';
 import { setDefaultNetwork } from '../../src/types/index.js';
@@ -42,6 +45,7 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly maxRequestBytes?: number;
   readonly methods?: readonly RpcMethod[];
+  readonly webSocket?: RpcServerOptions['webSocket'];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -49,11 +53,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const directory = mkdtempSync(join(tmpdir(), 'ledger-rpc-'));
   const secret = generateJwtSecret();
   const tokens = new TokenAuthority(secret);
-  const context: RpcContext = {
-    node: { version: '0.1.0+devnet', blockDelaySecs: 4 },
-    wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
-    tokens,
-  };
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -61,9 +60,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done();
     },
   });
+  const logger = pino({ level: 'info' }, sink);
+  const context: RpcContext = {
+    node: startingNodeInfo('0.1.0+devnet', 4),
+    wallet: new Wallet(new Keystore(join(directory, 'keystore'))),
+    tokens,
+    // The node's log subsystems (LogList, LogSetLevel) over this server's logger.
+    logs: new SubsystemLoggers(logger),
+  };
   const server = await RpcServer.start({
     context,
-    logger: pino({ level: 'info' }, sink),
+    logger,
     host: '127.0.0.1',
     port: 0,
     ...options,

@@ -6,6 +6,7 @@
  * has no chain) are run with real parameters by the devnet e2e suites, so here an allowed call
  * only has to get past the permission check.
  */
+import { readFileSync } from 'node:fs';
 import {
   type ApiVersion,
   allMethods,
@@ -27,6 +28,7 @@ import {
   unsignedAdminToken,
   wrongAlgorithmToken,
 } from './harness.js';
+import { GoJsonRpcClient, type RpcCallError } from './ws-client.js';
 
 let server: TestServer;
 let signer: string;
@@ -35,6 +37,10 @@ let signer: string;
 const validParams: Record<string, () => unknown[]> = {
   Version: () => [],
   Discover: () => [],
+  Session: () => [],
+  StartTime: () => [],
+  LogList: () => [],
+  LogSetLevel: () => ['rpc', 'info'],
   AuthNew: () => [['read', 'write']],
   AuthVerify: () => [server.tokens.sign],
   WalletNew: () => ['bls'],
@@ -64,6 +70,18 @@ function expectedOutcome(method: RpcMethod, caller: Caller): 'allowed' | 'denied
   const granted: readonly string[] = caller === 'anonymous' ? ['read'] : permissionsUpTo(caller as Permission);
   return granted.includes(method.permission) ? 'allowed' : 'denied';
 }
+
+test("every method Lotus's v1 API has carries Lotus's perm tag (docs/lotus-v1-methods.json, from api/api_full.go)", () => {
+  const lotus: { methods: { name: string; permission: string }[] } = JSON.parse(
+    readFileSync(new URL('../../docs/lotus-v1-methods.json', import.meta.url), 'utf8'),
+  );
+  const lotusPermission = new Map(lotus.methods.map((m) => [m.name, m.permission]));
+  const differing = allMethods
+    .filter((m) => lotusPermission.has(m.name) && lotusPermission.get(m.name) !== m.permission)
+    .map((m) => `${m.name}: ${m.permission}, Lotus ${lotusPermission.get(m.name)}`);
+  expect(differing).toEqual([]);
+  expect(allMethods.filter((m) => lotusPermission.has(m.name)).length).toBeGreaterThan(100);
+});
 
 test('every method with parameters for the matrix is declared', () => {
   const declared = new Set<string>(allMethods.map((m) => m.name));
@@ -195,4 +213,57 @@ describe('tokens', () => {
       message: expect.stringMatching(/^JWT Verification failed: /),
     });
   });
+});
+
+describe('over WebSocket (the token is read at the upgrade)', () => {
+  test.each(callers.filter((caller) => caller !== 'forged'))(
+    'as %s every method is allowed or denied exactly as over HTTP POST',
+    async (caller) => {
+      const token = caller === 'anonymous' ? undefined : server.tokens[caller as Permission];
+      for (const apiVersion of [0, 1] as const) {
+        const client = await GoJsonRpcClient.connect(server.url(apiVersion), token);
+        for (const method of allMethods.filter((m) => m.apiVersions.includes(apiVersion))) {
+          const error = await client.call(`Filecoin.${method.name}`, validParams[method.name]?.() ?? []).then(
+            () => undefined,
+            (e: RpcCallError) => e.error,
+          );
+          if (expectedOutcome(method, caller) === 'denied') {
+            expect(error).toEqual({
+              code: 1,
+              message: `missing permission to invoke '${method.name}' (need '${method.permission}')`,
+            });
+          } else {
+            expect(error?.message ?? '').not.toMatch(/^missing permission/);
+          }
+        }
+        await client.close();
+      }
+    },
+  );
+
+  test.each([
+    ['a token signed with another secret', () => server.forgedToken],
+    ['an unsigned (alg: none) admin token', unsignedAdminToken],
+    ['garbage', () => 'not-a-jwt'],
+  ])('%s: the upgrade is refused with HTTP 401, as go-jsonrpc refuses it', async (_label, token) => {
+    await expect(GoJsonRpcClient.connect(server.url(), token())).rejects.toMatchObject({ status: 401 });
+  });
+
+  test('the token may come as ?token= on the upgrade, as browsers send it', async () => {
+    const client = await GoJsonRpcClient.connect(`${server.url()}?token=${server.tokens.write}`);
+    expect(await client.call('Ledger.WalletList')).toContain(signer);
+    await client.close();
+  });
+});
+
+test("every v1 method Lotus also has carries Lotus's permission (docs/lotus-v1-methods.json, from api/api_full.go)", () => {
+  const lotus: { methods: { name: string; permission: string }[] } = JSON.parse(
+    readFileSync(new URL('../../docs/lotus-v1-methods.json', import.meta.url), 'utf8'),
+  );
+  const lotusPermission = new Map(lotus.methods.map((method) => [method.name, method.permission]));
+  const served = allMethods.filter((method) => method.apiVersions.includes(1) && lotusPermission.has(method.name));
+  expect(served.length).toBeGreaterThan(100);
+  expect(served.filter((method) => method.permission !== lotusPermission.get(method.name)).map((m) => m.name)).toEqual(
+    [],
+  );
 });

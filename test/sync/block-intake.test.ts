@@ -14,7 +14,14 @@ import { pino } from 'pino';
 import { SlashFilter } from '../../src/consensus/index.js';
 import { attemptElection, createBlock, type ElectionWin, winningBlockTemplate } from '../../src/miner/index.js';
 import { MiningLoop } from '../../src/miner/mining-loop.js';
-import { generateJwtSecret, PERMISSIONS, type RpcContext, RpcServer, TokenAuthority } from '../../src/rpc/index.js';
+import {
+  generateJwtSecret,
+  PERMISSIONS,
+  type RpcContext,
+  RpcServer,
+  startingNodeInfo,
+  TokenAuthority,
+} from '../../src/rpc/index.js';
 import {
   type BlockMsg,
   blockCid,
@@ -50,7 +57,7 @@ beforeAll(async () => {
   keystoreDir = mkdtempSync(join(tmpdir(), 'ledger-intake-'));
   const tokens = new TokenAuthority(generateJwtSecret());
   const context: RpcContext = {
-    node: { version: 'test', blockDelaySecs: Number(PARAMS.blockDelaySecs) },
+    node: startingNodeInfo('test', Number(PARAMS.blockDelaySecs)),
     wallet: new Wallet(new Keystore(keystoreDir)),
     tokens,
     chain: { store: node.chain, states: node.states, params: PARAMS, networkName: 'ledger-test' },

@@ -19,11 +19,9 @@ import {
 import { fromBase64 } from '../../src/utils/bytes.js';
 import { loadVestingFunds, vestingFundStruct } from '../../src/vm/actors/vesting-funds.js';
 import {
-  accountStateStruct,
-  cronStateStruct,
+  ACTOR_STATE_STRUCTS,
   minerInfoStruct,
   minerStateStruct,
-  multisigStateStruct,
   powerStateStruct,
   rewardStateStruct,
   type SystemState,
@@ -36,17 +34,10 @@ import { readVectorJson } from '../vectors/vectors-dir.js';
 // biome-ignore lint/suspicious/noExplicitAny: one table holds the codecs of every state type
 type AnyStruct = StructCodec<any, any>;
 
-/** The declared state of each actor type that has one (init's is declared beside the state tree, state/init-state.ts). */
-const STATE_STRUCTS: Partial<Record<ActorName, AnyStruct>> = {
-  system: systemStateStruct,
-  init: initStateStruct,
-  cron: cronStateStruct,
-  account: accountStateStruct,
-  storagepower: powerStateStruct,
-  storageminer: minerStateStruct,
-  multisig: multisigStateStruct,
-  reward: rewardStateStruct,
-};
+/** The declared state of each actor type that has one (src/vm/actors/states.ts). */
+const STATE_STRUCTS: Partial<Record<ActorName, AnyStruct>> = Object.fromEntries(
+  Object.entries(ACTOR_STATE_STRUCTS).filter(([, struct]) => struct !== null),
+);
 
 /** Decodes `bytes` as `struct`, and checks that CBOR and Lotus JSON (as text) both give the bytes back. */
 function expectRoundTrip(struct: AnyStruct, bytes: Uint8Array): unknown {

@@ -5,6 +5,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import {
+  jsonFail,
   jsonField,
   readJsonArray,
   readJsonCid,
@@ -12,6 +13,7 @@ import {
   readJsonObject,
   stringifyJsonLossless,
 } from '../../types/index.js';
+import { followChannel } from '../follow.js';
 import { connectToNode, globalOptions } from '../node-connection.js';
 
 function heightParser(value: string): bigint {
@@ -62,5 +64,30 @@ export function chainCommand(): Command {
       }
     });
 
+  chain
+    .command('notify')
+    .description(
+      'Follow the head over WebSocket (ChainNotify) until Ctrl-C: one line per head change, `<type> <height> {<block CIDs>}` (current first, then revert/apply), or the raw HeadChange JSON with --json',
+    )
+    .option('--json', 'print each notification (an array of {Type, Val}) as Lotus JSON on one line')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      await followChannel(globalOptions(command), 'ChainNotify', (changes) => {
+        process.stdout.write(
+          options.json === true ? `${stringifyJsonLossless(changes)}\n` : formatHeadChanges(changes),
+        );
+      });
+    });
+
   return chain;
+}
+
+/** `<type> <height> {<cid>,<cid>}` per change: the tipset key as Lotus prints one (chain/types/tipset_key.go). */
+export function formatHeadChanges(json: unknown): string {
+  return readJsonArray(json, 'HeadChanges', (change, path) => {
+    const object = readJsonObject(change, path);
+    const type = jsonField(object, 'Type');
+    if (typeof type !== 'string') jsonFail(`${path}.Type`, 'a string', type);
+    const { cids, height } = readTipSetSummary(jsonField(object, 'Val'));
+    return `${type} ${height} {${cids.join(',')}}\n`;
+  }).join('');
 }

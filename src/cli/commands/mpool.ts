@@ -20,6 +20,7 @@ import {
   stringifyJsonLossless,
 } from '../../types/index.js';
 import { LedgerError } from '../../utils/errors.js';
+import { followChannel } from '../follow.js';
 import { connectToNode, globalOptions } from '../node-connection.js';
 
 function addressOption(value: string): Address {
@@ -203,6 +204,18 @@ export function mpoolCommand(): Command {
         process.stdout.write(`new message cid:  ${readJsonCid(cid, 'MpoolPush')}\n`);
       },
     );
+
+  mpool
+    .command('sub')
+    .description(
+      'Follow the message pool over WebSocket (MpoolSub) until Ctrl-C: each update as indented JSON, {"Type": 0 added | 1 removed, "Message": …}',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      // Lotus prints json.MarshalIndent(update, "", "  ") per update (filecoin-project/lotus cli/mpool.go, MpoolSub).
+      await followChannel(globalOptions(command), 'MpoolSub', (update) => {
+        process.stdout.write(`${stringifyJsonLossless(update, 2)}\n`);
+      });
+    });
 
   return mpool;
 }

@@ -4,20 +4,23 @@
  * as the chain store holds them.
  */
 import type { CID } from 'multiformats/cid';
-import { ChainError, ChainErrorCode } from '../../chain/index.js';
+import { ChainError, ChainErrorCode, headChangePath } from '../../chain/index.js';
 import { type BlockHeader, messageCid, signedMessageCid, type TipSet, TipSetKey } from '../../types/index.js';
 import {
   type ApiMessage,
   apiMessagesResult,
+  bigIntResult,
   blockHeaderResult,
   blockMessagesResult,
   cidParam,
   epochParam,
+  headChangesResult,
   messageResult,
   receiptsResult,
   tipSetKeyParam,
   tipSetResult,
 } from '../chain-codecs.js';
+import { channelResult } from '../channel.js';
 import type { ChainContext } from '../context.js';
 import { methodsNeeding } from '../method.js';
 
@@ -163,6 +166,48 @@ export const chainGetMessage = declareChainMethod({
   handler: ([cid], { chain }) => chain.store.getMessage(cid),
 });
 
+export const chainNotify = declareChainMethod({
+  name: 'ChainNotify',
+  description:
+    'A channel (WebSocket only) of head changes: first [{"Type":"current","Val":head}], then one array per head change, the reverted tipsets newest first, then the applied ones oldest first (the last is the new head).',
+  permission: 'read',
+  params: [],
+  // Lotus holds 16 per subscriber and closes the channel of a reader that lets them fill
+  // (filecoin-project/lotus chain/store/store.go, SubHeadChanges).
+  result: channelResult(headChangesResult('head changes [{Type, Val}]'), { buffer: 16 }),
+  handler:
+    (_params, { chain: { store } }) =>
+    (sink) => {
+      // Subscribed and sampled in one turn: the changes that follow are exactly those after `current`.
+      const unsubscribe = store.subscribeHeadChanges((change) => sink.send(change));
+      sink.send({ current: store.head() });
+      sink.signal.addEventListener('abort', unsubscribe, { once: true });
+    },
+});
+
+export const chainGetPath = declareChainMethod({
+  name: 'ChainGetPath',
+  description:
+    'Returns the head changes that lead from one tipset to another: reverts from `from` down to their common ancestor, then applies up to `to` (null or [] for the head); [] when they are the same.',
+  permission: 'read',
+  // The walk back to the common ancestor is as long as the fork (or the whole chain, from genesis to the head).
+  expensive: true,
+  params: [tipSetKeyParam('from', 'the tipset to start from'), tipSetKeyParam('to', 'the tipset to arrive at')],
+  result: headChangesResult('[{Type: "revert" | "apply", Val: TipSet}]'),
+  handler: ([from, to], { chain: { store } }) =>
+    headChangePath(store.tipSetOrHead(from), store.tipSetOrHead(to), (key) => store.loadTipSet(key)),
+});
+
+export const chainTipSetWeight = declareChainMethod({
+  name: 'ChainTipSetWeight',
+  description:
+    "Returns a tipset's weight (null or [] for the head): its parent's weight plus what its power and win counts add (filecoin-project/lotus chain/consensus/filcns/weight.go), what fork choice compares.",
+  permission: 'read',
+  params: [tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
+  result: bigIntResult('the weight'),
+  handler: ([key], { chain: { store } }) => store.weightOf(store.tipSetOrHead(key)),
+});
+
 export const chainMethods = [
   chainHead,
   chainGetGenesis,
@@ -175,4 +220,7 @@ export const chainMethods = [
   chainGetMessagesInTipset,
   chainGetParentReceipts,
   chainGetMessage,
+  chainNotify,
+  chainGetPath,
+  chainTipSetWeight,
 ];

@@ -1,7 +1,11 @@
-/** Methods every Lotus node serves (`lotus:api/api_common.go`): Version and Discover. */
+/**
+ * Methods every Lotus node serves (filecoin-project/lotus `api/api_common.go`): Version, Discover,
+ * the session and start time a client uses to notice a restart, and Shutdown.
+ */
+import { channelResult } from '../channel.js';
 import { declareMethod, packApiSemver } from '../method.js';
 import { buildOpenRpcDocument, type OpenRpcDocument } from '../openrpc.js';
-import { jsonResult } from '../results.js';
+import { jsonResult, voidResult } from '../results.js';
 import { apiVersionSchema, openRpcDocumentSchema } from '../schemas.js';
 
 /** What this node reports where Lotus reports `"lotus"`. */
@@ -40,4 +44,50 @@ export const discover = declareMethod({
   handler: (_params, _context, { methods, apiVersion }) => buildOpenRpcDocument(methods, apiVersion),
 });
 
-export const commonMethods = [version, discover];
+export const session = declareMethod({
+  name: 'Session',
+  description: 'A random UUID made when the node started: when it changes, the node has restarted.',
+  permission: 'read',
+  params: [],
+  result: jsonResult<string>('session', 'a UUID', { type: 'string', format: 'uuid' }),
+  handler: (_params, { node }) => node.session,
+});
+
+export const startTime = declareMethod({
+  name: 'StartTime',
+  description: 'When the node started, as an RFC 3339 time.',
+  permission: 'read',
+  params: [],
+  result: {
+    name: 'startTime',
+    description: 'RFC 3339 time',
+    schema: { type: 'string', format: 'date-time' },
+    encode: (time: Date) => time.toISOString(),
+  },
+  handler: (_params, { node }) => node.startTime,
+});
+
+export const shutdown = declareMethod({
+  name: 'Shutdown',
+  description:
+    'Stops the node cleanly, as a signal does: answers null, then ends the calls in flight, stops serving and closes the database.',
+  permission: 'admin',
+  needs: ['shutdown'],
+  params: [],
+  result: voidResult,
+  handler: (_params, context) => context.shutdown.request(),
+});
+
+export const closing = declareMethod({
+  name: 'Closing',
+  description:
+    'A channel (WebSocket only) that carries nothing and closes when the node stops: a client learns of the shutdown from its close.',
+  permission: 'read',
+  params: [],
+  // Lotus's never sends and never closes: the client's copy closes with the connection
+  // (filecoin-project/lotus node/impl/common/common.go). This one closes before the socket does.
+  result: channelResult(jsonResult<Record<string, never>>('nothing', 'no values', { type: 'object' }), { buffer: 1 }),
+  handler: () => () => {},
+});
+
+export const commonMethods = [version, discover, session, startTime, shutdown, closing];

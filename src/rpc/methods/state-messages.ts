@@ -15,12 +15,8 @@ import { computeState, replayMessage } from '../../chain/message-replay.js';
 import { LOOKBACK_NO_LIMIT, MessageSearch, type MsgLookup } from '../../chain/message-search.js';
 import {
   cidToLotusJson,
-  type Message,
-  type MessageJson,
   type MessageReceipt,
-  messageFromLotusJson,
   messageReceiptToLotusJson,
-  readJsonArray,
   tipSetKeyToLotusJson,
 } from '../../types/index.js';
 import {
@@ -32,9 +28,9 @@ import {
 } from '../../vm/index.js';
 import { cidParam, epochParam, tipSetKeyParam } from '../chain-codecs.js';
 import type { ChainContext, ServedContext } from '../context.js';
-import type { CallInfo, ParamDeclaration, ResultDeclaration } from '../method.js';
-import { booleanParam, uint64Param } from '../params.js';
-import { cidSchema, messageSchema } from '../schemas.js';
+import type { CallInfo, ResultDeclaration } from '../method.js';
+import { booleanParam, messagesParam, uint64Param } from '../params.js';
+import { cidSchema } from '../schemas.js';
 import { declareChainMethod } from './chain.js';
 
 const msgLookupSchema = {
@@ -49,7 +45,7 @@ const msgLookupSchema = {
   },
 } as const;
 const receiptSchema = { title: 'MessageReceipt', type: 'object' } as const;
-const invocResultSchema = { title: 'InvocResult', type: 'object' } as const;
+export const invocResultSchema = { title: 'InvocResult', type: 'object' } as const;
 const computeStateOutputSchema = {
   title: 'ComputeStateOutput',
   type: 'object',
@@ -65,15 +61,6 @@ const messageCidParam = cidParam('cid', 'the message CID (the signed CID for sec
 const confidenceParam = uint64Param('confidence', 'tipsets on top of the execution tipset');
 const limitParam = epochParam('limit', 'epochs to look back; -1 for no limit');
 const allowReplacedParam = booleanParam('allowReplaced', 'accept a replacement of the message');
-
-function messagesParam(name: string, description: string): ParamDeclaration<Message[], MessageJson[] | null> {
-  return {
-    name,
-    description,
-    schema: { type: ['array', 'null'], items: messageSchema },
-    decode: (json, path) => (json === null ? [] : readJsonArray(json, path, messageFromLotusJson)),
-  };
-}
 
 function msgLookupToLotusJson(lookup: MsgLookup) {
   return {

@@ -14,6 +14,7 @@ import { addressParam } from '../params.js';
 import { addressResult, jsonResult } from '../results.js';
 import { stringSchema } from '../schemas.js';
 import { declareChainMethod } from './chain.js';
+import { networkNameOf } from './state-network.js';
 
 /**
  * Lotus's JSON-RPC code for `ErrActorNotFound` (filecoin-project/lotus `api/api_errors.go`,
@@ -21,18 +22,19 @@ import { declareChainMethod } from './chain.js';
  */
 export const ACTOR_NOT_FOUND_CODE = 11;
 
-function actorNotFound(address: Address): JsonRpcError {
+export function actorNotFound(address: Address): JsonRpcError {
   return new JsonRpcError(ACTOR_NOT_FOUND_CODE, `actor not found: ${address}`);
 }
 
-function stateTreeOf(chain: ChainContext, key: TipSetKey): StateTree {
+/** The parent state of a tipset (null or [] for the head), as every State method reads it. */
+export function stateTreeOf(chain: ChainContext, key: TipSetKey): StateTree {
   const tipSet = chain.store.tipSetOrHead(key);
   // A node started from a minimal snapshot lacks old state: say so, naming the oldest epoch it has.
   assertStateAvailable(chain.store, tipSet);
   return StateTree.load(chain.store.blockstore, tipSet.parentStateRoot);
 }
 
-function actorAt(tree: StateTree, address: Address): Actor | undefined {
+export function actorAt(tree: StateTree, address: Address): Actor | undefined {
   const id = tree.lookupId(address);
   return id === undefined ? undefined : tree.getActor(id);
 }
@@ -103,9 +105,7 @@ export const stateNetworkName = declareChainMethod({
   permission: 'read',
   params: [],
   result: jsonResult<string>('networkName', 'the network name', stringSchema),
-  handler: (_params, { chain }) => {
-    return StateTree.load(chain.store.blockstore, chain.store.head().parentStateRoot).initState().networkName;
-  },
+  handler: (_params, { chain }) => networkNameOf(chain),
 });
 
 export interface PowerPair {

@@ -15,10 +15,11 @@ import {
   type SignedMessage,
   signedMessageCid,
 } from '../../types/index.js';
-import { cidParam } from '../chain-codecs.js';
+import { blockHeaderResult, cidParam, tipSetKeyParam } from '../chain-codecs.js';
+import { channelResult } from '../channel.js';
 import type { RpcContext } from '../context.js';
-import type { ParamDeclaration } from '../method.js';
-import { jsonResult, voidResult } from '../results.js';
+import { declareMethod, type ParamDeclaration } from '../method.js';
+import { booleanResult, jsonResult, voidResult } from '../results.js';
 import { stringSchema } from '../schemas.js';
 import { declareNetMethod } from './net.js';
 
@@ -114,4 +115,63 @@ export const syncUnmarkBad = declareNetMethod({
   },
 });
 
-export const syncMethods = [syncState, syncSubmitBlock, syncCheckBad, syncMarkBad, syncUnmarkBad];
+export const syncUnmarkAllBad = declareNetMethod({
+  name: 'SyncUnmarkAllBad',
+  description: 'Empties the bad-block cache: chains refused for a block in it can be synced again.',
+  permission: 'admin',
+  params: [],
+  result: voidResult,
+  handler: (_params, { net }) => {
+    net.sync.badBlocks.clear();
+  },
+});
+
+export const syncValidateTipset = declareMethod({
+  name: 'SyncValidateTipset',
+  description:
+    "Validates a tipset of this node's chain again, block by block, as sync does (Expected Consensus, messages, the parent state): true when valid (genesis is), else an error naming the block and what is wrong; a block that can never become valid goes to the bad-block cache.",
+  permission: 'read',
+  needs: ['chain', 'net'],
+  expensive: true,
+  params: [tipSetKeyParam('tsk', 'the tipset; null or [] for the head')],
+  result: booleanResult('true when the tipset is valid'),
+  handler: async ([key], { chain, net }) => {
+    const tipSet = chain.store.tipSetOrHead(key);
+    // Lotus `Syncer.ValidateTipSet`: genesis is valid by definition (it has no parent to check against).
+    if (tipSet.equals(chain.store.genesis)) return true;
+    const blocks: FullBlock[] = tipSet.blocks.map((header) => {
+      const { blsMessages, secpMessages } = chain.store.blockMessages(header);
+      return { header, blsMessages, secpkMessages: secpMessages };
+    });
+    await net.sync.intake.validate(blocks, 'rpc');
+    return true;
+  },
+});
+
+export const syncIncomingBlocks = declareNetMethod({
+  name: 'SyncIncomingBlocks',
+  description:
+    'A channel (WebSocket only) of the headers of the blocks this node receives (gossiped, submitted, its own mined ones), as they arrive and before they are validated: some may turn out invalid.',
+  permission: 'read',
+  params: [],
+  // Lotus holds 10 per subscriber (filecoin-project/lotus chain/sync.go, IncomingBlocks); a reader
+  // that lets more wait loses its channel, as a slow ChainNotify reader does.
+  result: channelResult(blockHeaderResult('block headers'), { buffer: 10 }),
+  handler:
+    (_params, { net }) =>
+    (sink) => {
+      const unsubscribe = net.sync.intake.onIncoming((header) => sink.send(header));
+      sink.signal.addEventListener('abort', unsubscribe, { once: true });
+    },
+});
+
+export const syncMethods = [
+  syncState,
+  syncIncomingBlocks,
+  syncSubmitBlock,
+  syncCheckBad,
+  syncMarkBad,
+  syncUnmarkBad,
+  syncUnmarkAllBad,
+  syncValidateTipset,
+];

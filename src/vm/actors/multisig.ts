@@ -146,6 +146,24 @@ export function getPendingTransaction(store: Blockstore, pendingTxs: CID, id: bi
   return bytes === undefined ? undefined : transactionStruct.decode(bytes);
 }
 
+/** The transaction ID a pending-transactions HAMT key encodes (the inverse of `txnIdKey`). */
+function txnIdOfKey(key: Uint8Array): bigint {
+  let zigzag = 0n;
+  for (let i = 0; i < key.length; i++) zigzag |= BigInt((key[i] as number) & 0x7f) << BigInt(7 * i);
+  return (zigzag >> 1n) ^ -(zigzag & 1n);
+}
+
+/** Every pending transaction with its ID, in the HAMT's order (Lotus `ForEachPendingTxn`). */
+export function pendingTransactions(
+  store: Blockstore,
+  pendingTxs: CID,
+): Array<{ id: bigint; txn: MultisigTransaction }> {
+  return [...Hamt.load(store, pendingTxs).entries()].map(([key, value]) => ({
+    id: txnIdOfKey(key),
+    txn: transactionStruct.fromCborNode(value as CborNode),
+  }));
+}
+
 /** blake2b-256 of CBOR `[Requester, To, Value, Method, Params]`: what Approve and Cancel may check. */
 export function proposalHashData(txn: MultisigTransaction): Uint8Array {
   return proposalHashDataStruct.encode({ ...txn, requester: txn.approved[0] ?? null });
@@ -156,7 +174,7 @@ function isSigner(state: MultisigState, address: Address): boolean {
 }
 
 /** The part of the initial balance still locked `elapsed` epochs after the start. */
-function amountLocked(state: MultisigState, elapsed: bigint): bigint {
+export function amountLocked(state: MultisigState, elapsed: bigint): bigint {
   if (elapsed >= state.unlockDuration) return 0n;
   if (elapsed <= 0n) return state.initialBalance;
   return ceilDiv(state.initialBalance * (state.unlockDuration - elapsed), state.unlockDuration);

@@ -14,6 +14,7 @@ import { CID } from 'multiformats/cid';
 import type { ActorName } from '../../state/index.js';
 import { Address, addressKind, encodeCbor, kinds, type StructField } from '../../types/index.js';
 import { fromBase64 } from '../../utils/bytes.js';
+import { LedgerError } from '../../utils/errors.js';
 import { AccountMethod, InitMethod, MinerMethod, MultisigMethod, PowerMethod } from '../methods.js';
 import { authenticateMessageParams } from './account.js';
 import { addressListKind, bigInt, bytesListKind } from './cbor.js';
@@ -45,10 +46,12 @@ const JSON_KINDS = new Map<unknown, Kind>([
   [bytesListKind, 'bytesList'],
 ]);
 
-/** A declared params struct: its Go type's name and its fields in CBOR tuple order. */
+/** A declared params struct: its Go type's name, its fields in CBOR tuple order and its codecs. */
 interface ParamsType {
   readonly name: string;
   readonly fields: readonly StructField[];
+  decode(bytes: Uint8Array): unknown;
+  toLotusJson(value: unknown): unknown;
 }
 
 /** The methods a user sends that take parameters, per actor (go-state-types' parameter types). */
@@ -83,20 +86,42 @@ function jsonKind(type: ParamsType, field: StructField): Kind {
   return kind;
 }
 
-export class ParamsJsonError extends Error {
-  override readonly name = 'ParamsJsonError';
+export class ParamsJsonError extends LedgerError {
+  constructor(message: string) {
+    super('ERR_PARAMS_JSON', message);
+  }
 }
 
 const UINT64_MAX = (1n << 64n) - 1n;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
-/** The CBOR parameters of `method` on an actor of type `actor`, from their JSON text. */
-export function encodeParamsFromJson(actor: ActorName, method: bigint, json: string): Uint8Array {
+function paramsTypeOf(actor: ActorName, method: bigint): ParamsType {
   const type = PARAMS_TYPES[actor]?.get(method);
   if (type === undefined) {
     throw new ParamsJsonError(`method ${method} of the ${actor} actor takes no JSON parameters that this node knows`);
   }
+  return type;
+}
+
+/**
+ * Lotus `StateDecodeParams`: the CBOR parameters of `method` on an actor of type `actor` as the
+ * Lotus JSON of their Go type (what `encodeParamsFromJson` reads back).
+ */
+export function decodeParamsToJson(actor: ActorName, method: bigint, params: Uint8Array): unknown {
+  const type = paramsTypeOf(actor, method);
+  let value: unknown;
+  try {
+    value = type.decode(params);
+  } catch (error) {
+    throw new ParamsJsonError(`the params are not a ${type.name}: ${(error as Error).message}`);
+  }
+  return type.toLotusJson(value);
+}
+
+/** The CBOR parameters of `method` on an actor of type `actor`, from their JSON text. */
+export function encodeParamsFromJson(actor: ActorName, method: bigint, json: string): Uint8Array {
+  const type = paramsTypeOf(actor, method);
   let value: unknown;
   try {
     // Numbers stay as written (LosslessNumber): beyond 2^53 a double would round them.
