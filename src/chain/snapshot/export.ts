@@ -118,11 +118,20 @@ export async function exportSnapshotToFile(
 ): Promise<ExportSummary> {
   const partial = `${path}.partial`;
   if (existsSync(path)) throw new SnapshotError(SnapshotErrorCode.Export, `${path} already exists`);
+  const file = createWriteStream(partial, { flags: 'wx' });
   try {
-    const summary = await exportSnapshot(store, head, createWriteStream(partial, { flags: 'wx' }), options);
+    const summary = await exportSnapshot(store, head, file, options);
     await rename(partial, path);
     return summary;
   } catch (error) {
+    // The file opens asynchronously: an export aborted at once may fail before it exists, and
+    // removing it then would leave the one the open creates afterwards.
+    if (!file.closed) {
+      await new Promise<void>((resolve) => {
+        file.once('close', () => resolve());
+        file.destroy();
+      });
+    }
     await rm(partial, { force: true });
     throw error;
   }
