@@ -5,14 +5,23 @@
  * differently. Rejoined over libp2p, both converge on the heavier chain: the lighter node's head
  * changes report the revert of its own tipsets (newest first) and the apply of the winner's
  * (oldest first), its state becomes the winner's and its own spend leaves the chain; the winner's
- * head never moves back. A block mined afterwards reaches the other node by gossip.
+ * head never moves back. A WebSocket client following the lighter node's ChainNotify (go-jsonrpc's
+ * channel protocol, as a Lotus tool follows a node) sees the same revert/apply pair. A block mined
+ * afterwards reaches the other node by gossip.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
 
 import { type HeadChange, tipSetWeight } from '../../src/chain/index.js';
 import { blake2b256 } from '../../src/crypto/index.js';
+import { generateJwtSecret, RpcServer, startingNodeInfo, TokenAuthority } from '../../src/rpc/index.js';
+import { WebSocketRpcClient } from '../../src/rpc/ws-client.js';
 import { SyncStage } from '../../src/sync/index.js';
 import { type Address, type SignedMessage, signedMessageCid, type TipSet } from '../../src/types/index.js';
 import { compareBytes } from '../../src/utils/bytes.js';
+import { Keystore, Wallet } from '../../src/wallet/index.js';
 import { FIL, MINER, PARAMS } from '../helpers/genesis.js';
 import { alice, MINER2, type MiningChain, miningChain, signMessage } from '../helpers/mining-chain.js';
 import { extend, mine, type SyncNode, SyncNodes, until } from '../helpers/sync-nodes.js';
@@ -86,6 +95,23 @@ test(
       [b, []],
     ]);
     for (const node of [a, b]) node.chain.subscribeHeadChanges((change) => void changes.get(node)!.push(change));
+    // The lighter node's API, followed over WebSocket from here on.
+    const keystore = mkdtempSync(join(tmpdir(), 'ledger-fork-keystore-'));
+    const api = await RpcServer.start({
+      context: {
+        node: startingNodeInfo('0.1.0+devnet', 4),
+        wallet: new Wallet(new Keystore(join(keystore, 'keystore'))),
+        tokens: new TokenAuthority(generateJwtSecret()),
+        chain: { store: loser.chain, states: loser.states, params: PARAMS, networkName: 'ledger-test' },
+      },
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    const client = await WebSocketRpcClient.connect(`ws://127.0.0.1:${api.port}/rpc/v1`);
+    const notifications = (await client.subscribe('Filecoin.ChainNotify'))[Symbol.asyncIterator]();
+    const notified = async () => (await notifications.next()).value as { Type: string; Val: { Cids: unknown[] } }[];
+    expect((await notified()).map((c) => c.Type)).toEqual(['current']);
 
     // Rejoin: hello goes both ways; the lighter node syncs the heavier chain.
     const started = Date.now();
@@ -113,6 +139,28 @@ test(
     expect(keysOf(loserChanges[0]!.revert)).toEqual(keysOf([...loserFork].reverse()));
     expect(loserChanges.slice(1).every((c) => c.revert.length === 0)).toBe(true);
     expect(keysOf(loserChanges.flatMap((c) => c.apply))).toEqual(keysOf(winnerFork));
+    // The same changes over WebSocket, one notification per head change, tipsets as Lotus JSON.
+    const cidsOf = (tipSets: readonly TipSet[]) => tipSets.map((t) => t.cids.map((cid) => ({ '/': cid.toString() })));
+    const overWebSocket = [];
+    for (const change of loserChanges) {
+      overWebSocket.push(await notified());
+      expect(overWebSocket.at(-1)!.map((c) => c.Type)).toEqual([
+        ...change.revert.map(() => 'revert'),
+        ...change.apply.map(() => 'apply'),
+      ]);
+    }
+    expect(overWebSocket[0]!.filter((c) => c.Type === 'revert').map((c) => c.Val.Cids)).toEqual(
+      cidsOf([...loserFork].reverse()),
+    );
+    expect(
+      overWebSocket
+        .flat()
+        .filter((c) => c.Type === 'apply')
+        .map((c) => c.Val.Cids),
+    ).toEqual(cidsOf(winnerFork));
+    await client.close();
+    await api.close();
+    rmSync(keystore, { recursive: true, force: true });
     // The winner's head never moved.
     expect(changes.get(winner)).toEqual([]);
     expect(winner.chain.head().key.equals(winnerHead.key)).toBe(true);
