@@ -15,6 +15,26 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * `ws` requires its optional native speed-ups inside try/catch and falls back to JavaScript when they
+ * are missing (websockets/ws `lib/buffer-util.js`, `lib/validation.js`). The package does not ship them:
+ * in the bundle each is a module that throws when loaded, as a missing package would, rather than an
+ * import of a package the release would have to depend on.
+ */
+function absentOptionalAddons(names) {
+  const filter = new RegExp(`^(${names.map((name) => name.replace(/[-/]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'absent-optional-addons',
+    setup(build) {
+      build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'absent' }));
+      build.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
 const outdir = join(root, 'dist', 'bundle');
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
@@ -39,6 +59,7 @@ const { metafile } = await build({
   },
   logLevel: 'warning',
   metafile: true,
+  plugins: [absentOptionalAddons(['bufferutil', 'utf-8-validate'])],
 });
 // The packages the bundle loads from node_modules at run time, beside it (not in it): the npm release
 // (scripts/release-packages.mjs) depends on exactly these.
