@@ -18,3 +18,9 @@ export class AbortedError extends LedgerError {
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortedError(signal.reason);
 }
+
+/** Hands the event loop back for a turn (a long loop lets the node serve meanwhile), then throws if `signal` fired. */
+export async function nextTurn(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  throwIfAborted(signal);
+}

@@ -16,7 +16,7 @@ import {
   readJsonCid,
   readJsonObject,
 } from '../../types/index.js';
-import { throwIfAborted } from '../../utils/abort.js';
+import { nextTurn } from '../../utils/abort.js';
 import { cidParam, nullableCidParam } from '../chain-codecs.js';
 import type { ParamDeclaration, ResultDeclaration } from '../method.js';
 import { booleanResult, bytesResult, voidResult } from '../results.js';
@@ -90,10 +90,7 @@ async function statObject(
       const bytes = statBlock(store, cid);
       count(bytes);
       pending.push(...blockLinks(cid, bytes));
-      if (++steps % STAT_BLOCKS_PER_TURN === 0) {
-        await new Promise((resolve) => setImmediate(resolve));
-        throwIfAborted(signal);
-      }
+      if (++steps % STAT_BLOCKS_PER_TURN === 0) await nextTurn(signal);
     }
   };
   if (base !== null) await walk(base, () => undefined);

@@ -19,7 +19,7 @@ import {
   cidToLotusJson,
   encodeActor,
 } from '../../types/index.js';
-import { AbortedError, throwIfAborted } from '../../utils/abort.js';
+import { AbortedError, nextTurn } from '../../utils/abort.js';
 import { bytesEqual } from '../../utils/bytes.js';
 import { ACTOR_STATE_STRUCTS } from '../../vm/index.js';
 import { cidParam, tipSetKeyParam } from '../chain-codecs.js';
@@ -142,10 +142,7 @@ export const stateChangedActors = declareChainMethod({
     let compared = 0;
     try {
       for (const [id, actor] of newTree.actors()) {
-        if (++compared % DIFF_ACTORS_PER_TURN === 0) {
-          await new Promise((resolve) => setImmediate(resolve));
-          throwIfAborted(signal);
-        }
+        if (++compared % DIFF_ACTORS_PER_TURN === 0) await nextTurn(signal);
         const before = oldTree.getActor(id);
         if (
           before !== undefined &&

@@ -19,6 +19,7 @@ import {
   stringifyJsonLossless,
   type TipSet,
 } from '../../types/index.js';
+import { nextTurn } from '../../utils/abort.js';
 import { InvalidArgumentError } from '../../utils/errors.js';
 import { decodeParamsToJson, encodeParamsFromJson, type InvocResult, invocResultToLotusJson } from '../../vm/index.js';
 import { cidParam, epochParam, tipSetKeyParam } from '../chain-codecs.js';
@@ -85,6 +86,9 @@ function filterAddressExists(chain: ChainContext, match: MessageMatch, tipSet: T
   return address !== undefined && actorAt(stateTreeOf(chain, tipSet.key), address) !== undefined;
 }
 
+/** How many tipsets StateListMessages reads before it hands the event loop back and checks its signal. */
+const LIST_TIPSETS_PER_TURN = 256;
+
 export const stateListMessages = declareChainMethod({
   name: 'StateListMessages',
   description:
@@ -102,14 +106,17 @@ export const stateListMessages = declareChainMethod({
     schema: { type: ['array', 'null'], items: cidSchema },
     encode: (cids: CID[]): CidJson[] | null => (cids.length === 0 ? null : cids.map(cidToLotusJson)),
   },
-  handler: ([match, key, toHeight], { chain }) => {
+  handler: async ([match, key, toHeight], { chain }, { signal }) => {
     if (match.to === undefined && match.from === undefined) {
       throw new InvalidArgumentError('must specify at least To or From in message filter');
     }
     let tipSet = chain.store.tipSetOrHead(key);
     if (!filterAddressExists(chain, match, tipSet)) return [];
     const found: CID[] = [];
+    let walked = 0;
     while (tipSet.height >= toHeight) {
+      // From the head back to genesis on a long chain: the node keeps serving, and a caller that leaves ends it.
+      if (++walked % LIST_TIPSETS_PER_TURN === 0) await nextTurn(signal);
       for (const { cid, message } of chain.store.tipSetMessages(tipSet)) {
         if (match.from !== undefined && !match.from.equals(message.from)) continue;
         if (match.to !== undefined && !match.to.equals(message.to)) continue;
