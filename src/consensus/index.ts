@@ -11,7 +11,7 @@ export {
   chainClockOf,
 } from './block-validator.js';
 export { BlockCheckError, type BlockCheckFailure, BlockErrorCode, BlockValidationError } from './errors.js';
-export { type Lookback, latestMineableRound, lookbackForRound } from './lookback.js';
+export { type Lookback, lookbackForRound } from './lookback.js';
 export { checkBlockMessages, checkBlsAggregate } from './message-checks.js';
 export { minerWorkerKey } from './miner-keys.js';
 export { electionVrfInput, randomnessBase, ticketVrfInput, winningPoStRandomness } from './randomness.js';

@@ -28,6 +28,11 @@ export interface NetworkParams {
   /** Raw byte power a miner needs to be eligible to win blocks (builtin-actors `minimum_consensus_power`). */
   readonly consensusMinerMinPower: bigint;
   readonly chainFinality: bigint;
+  /**
+   * How far back a round's power, worker key and winning PoSt sectors are read (Lotus
+   * `GetWinningPoStSectorSetLookback`: ChainFinality on every network version we run).
+   */
+  readonly winningPoStLookback: bigint;
   /** Expected blocks per epoch (Expected Consensus; builtin-actors EXPECTED_LEADERS_PER_EPOCH). */
   readonly blocksPerEpoch: bigint;
   readonly blockMessageLimit: number;
@@ -106,6 +111,7 @@ const SHARED = {
   minimumBaseFee: 100n,
   initialBaseFee: 100_000_000n,
   chainFinality: 900n,
+  winningPoStLookback: 900n,
   blocksPerEpoch: 5n,
   blockMessageLimit: 10_000,
   totalFilecoin: 2_000_000_000n * FIL,
@@ -129,6 +135,10 @@ export const DEVNET_2K: NetworkParams = {
   // Pre-commit delay 10 is builtin-actors' `short-precommit` build. Seal types: StackedDrg2KiB/8MiB V1_1
   // and their synthetic variants (builtin-actors `sector-2k`, `sector-8m`).
   minerPolicy: minerPolicy(4n, 10n, [5, 6, 10, 11]),
+  // Lotus reads power at ChainFinality (900 epochs: an hour at 4 s blocks) before a new miner's first
+  // win. Ten deadlines' worth (40 epochs) lets a freshly proven sector mine within three minutes; forks,
+  // gossip and sync keep the 900-epoch finality.
+  winningPoStLookback: 40n,
 };
 
 /** Mainnet's values (30-second epochs, 10 TiB minimum power), for a mainnet-like network. */

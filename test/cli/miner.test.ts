@@ -5,8 +5,8 @@
  * keeps proving its own deadlines and block production misses no round; then a second node syncs
  * the chain — pre-commits, prove-commits with their PoRep, window PoSts — from genesis over libp2p
  * with full validation and reaches the same state. With LEDGER_E2E_LONG=1, also the new miner's
- * first window PoSt giving it 4 KiB of power, proving paused (faults, power lost) and resumed
- * (recovery, power back).
+ * first window PoSt giving it 4 KiB of power, the blocks it then wins, proving paused (faults,
+ * power lost, the continued-fault fee a proving period later) and resumed (recovery, power back).
  *
  * 4-second blocks, as `ledger devnet`: on 2 cores a winning PoSt takes about 2.5 s, so at 2 s blocks
  * block production alone keeps both cores busy and sealing, below it in priority, barely moves.
@@ -20,7 +20,7 @@ import { bitFieldFromLotusJson } from '../../src/ipld/index.js';
 import type { MiningLoop } from '../../src/miner/mining-loop.js';
 import { LedgerNode } from '../../src/node/index.js';
 import { StateTree } from '../../src/state/index.js';
-import { Address } from '../../src/types/index.js';
+import { Address, tipSetKeyToLotusJson } from '../../src/types/index.js';
 import { minerAllSectors } from '../../src/vm/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
 import { runLedger } from '../helpers/ledger-cli.js';
@@ -182,14 +182,14 @@ test(
 );
 
 /**
- * Up to three more proving periods (13 minutes each at 4 s blocks): run with LEDGER_E2E_LONG=1. CI
+ * Up to four more proving periods (13 minutes each at 4 s blocks): run with LEDGER_E2E_LONG=1. CI
  * runs the suites one after another on 2 cores and keeps to the story above; the same transitions
  * are checked on the VM in test/vm/miner/lifecycle.test.ts, fee included.
  */
 const longTest = process.env.LEDGER_E2E_LONG === '1' ? test : test.skip;
 
 longTest(
-  'proving paused, the new miner turns faulty and loses its power; resumed, it recovers them',
+  'the new miner wins blocks; paused, it turns faulty, loses its power and pays the fault fee; resumed, it recovers',
   async () => {
     const created = 't01002';
     type Power = { MinerPower: { RawBytePower: string } };
@@ -201,14 +201,38 @@ longTest(
       (p) => p.MinerPower.RawBytePower !== '0',
     );
     expect(power.MinerPower.RawBytePower).toBe('4096');
+    // Its power counts for elections `winningPoStLookback` (40) epochs later: then it wins blocks.
+    const poweredAt = devnet.node.chain!.chain.head().height;
+    const won = await until(
+      'a block mined by the new miner',
+      10 * 60_000,
+      async () => minedBy(created, poweredAt),
+      (heights) => heights.length > 0,
+    );
+    process.stderr.write(`power at epoch ${poweredAt}; ${created} mined blocks at ${JSON.stringify(won)}\n`);
+
     // Paused, the miner's deadline closes unproven: its sectors turn faulty and its power goes.
     expect(await ledger('proving', 'pause', '--miner', created)).toBe(`Paused window PoSt of ${created}: paused\n`);
     const faultsOf = async () => bitFieldFromLotusJson(await devnet.rpc('StateMinerFaults', [created, null]));
     await until('the paused miner faulty', 15 * 60_000, faultsOf, (faults) => faults.size === 2n);
+    const faultyAt = devnet.node.chain!.chain.head().height;
     expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('0');
     expect(await ledger('proving', 'faults', '--miner', created)).toMatch(
       new RegExp(`^Miner: ${created}\ndeadline  partition  sectors\n\\d+ +0 +0\n\\d+ +0 +1\n$`),
     );
+    // Still faulty when the deadline closes a proving period later, it pays the continued-fault fee:
+    // the deadline cron burns it from the miner's balance (a send to t099 in the cron's trace).
+    const period = devnet.node.chain!.chain.params.minerPolicy.wPoStProvingPeriod;
+    await until(
+      'a proving period after the faults',
+      15 * 60_000,
+      async () => devnet.node.chain!.chain.head().height,
+      (height) => height > faultyAt + period + 2n,
+    );
+    const fees = await burnsBy(created, faultyAt + period - 8n, faultyAt + period + 2n);
+    process.stderr.write(`faulty from epoch ${faultyAt}; fees burnt ${JSON.stringify(fees)}\n`);
+    expect(fees).toHaveLength(1);
+    expect(BigInt(fees[0]?.value as string)).toBeGreaterThan(0n);
     // Resumed, it declares them recovered and proves them in their next window: the power comes back.
     expect(await ledger('proving', 'resume', '--miner', created)).toBe(`Resumed window PoSt of ${created}: running\n`);
     await until(
@@ -220,5 +244,38 @@ longTest(
     expect((await faultsOf()).isEmpty()).toBe(true);
     expect(devnet.node.miners!.windowPost(Address.fromString(created)).status().recoveries.length).toBeGreaterThan(0);
   },
-  50 * 60_000,
+  80 * 60_000,
 );
+
+/** Heights above `after` with a block mined by `miner`, on the node's chain. */
+function minedBy(miner: string, after: bigint): number[] {
+  const chain = devnet.node.chain!.chain;
+  const heights: number[] = [];
+  for (let tipSet = chain.head(); tipSet.height > after; tipSet = chain.loadTipSet(tipSet.parents)) {
+    if (tipSet.blocks.some((block) => block.miner.toString() === miner)) heights.push(Number(tipSet.height));
+  }
+  return heights;
+}
+
+type TraceJson = { Msg: { From: string; To: string; Value: string }; Subcalls: TraceJson[] | null };
+
+/** Sends from `miner` to the burnt-funds actor in the traces of the tipsets at heights [from, to]. */
+async function burnsBy(miner: string, from: bigint, to: bigint): Promise<{ height: number; value: string }[]> {
+  const chain = devnet.node.chain!.chain;
+  const burns: { height: number; value: string }[] = [];
+  const visit = (height: number, trace: TraceJson): void => {
+    if (trace.Msg.From === miner && trace.Msg.To === 't099') burns.push({ height, value: trace.Msg.Value });
+    for (const sub of trace.Subcalls ?? []) visit(height, sub);
+  };
+  for (let height = from; height <= to; height++) {
+    const tipSet = chain.getTipSetByHeight(height, chain.head(), false);
+    if (tipSet.height !== height) continue;
+    const computed = await devnet.rpc<{ Trace: { ExecutionTrace: TraceJson }[] }>('StateCompute', [
+      Number(height),
+      [],
+      tipSetKeyToLotusJson(tipSet.key),
+    ]);
+    for (const entry of computed.Trace) visit(Number(height), entry.ExecutionTrace);
+  }
+  return burns;
+}
