@@ -16,6 +16,13 @@ export interface BandwidthStats {
   readonly rateOut: number;
 }
 
+/**
+ * Peers whose connections have all closed are remembered up to this many, the least recently closed
+ * forgotten first: a node that meets peers for months keeps a bounded table (their bytes stay in the
+ * node's totals).
+ */
+export const MAX_CLOSED_PEERS = 4096;
+
 /** Rates are measured over at least this long, so that two readings close together do not divide by ~0. */
 const MIN_RATE_WINDOW_MS = 1000;
 
@@ -78,10 +85,23 @@ export class BandwidthCounter {
     this.#open.set(socket, open);
     socket.once('close', () => {
       this.#open.delete(socket);
-      const into = [this.#closed];
-      if (open.peer !== undefined) into.push(this.#peerTotals(this.#closedByPeer, open.peer));
-      for (const totals of into) addSocket(totals, socket);
+      addSocket(this.#closed, socket);
+      if (open.peer !== undefined) this.#closePeerSocket(open.peer, socket);
     });
+  }
+
+  /** Adds a closed socket's bytes to its peer, now the most recently closed; forgets the oldest beyond the bound. */
+  #closePeerSocket(peer: string, socket: Socket): void {
+    const totals = this.#peerTotals(this.#closedByPeer, peer);
+    addSocket(totals, socket);
+    this.#closedByPeer.delete(peer);
+    this.#closedByPeer.set(peer, totals);
+    for (const oldest of this.#closedByPeer.keys()) {
+      if (this.#closedByPeer.size <= MAX_CLOSED_PEERS) break;
+      if ([...this.#open.values()].some((open) => open.peer === oldest)) continue;
+      this.#closedByPeer.delete(oldest);
+      this.#meterByPeer.delete(oldest);
+    }
   }
 
   /**
@@ -101,7 +121,7 @@ export class BandwidthCounter {
     return this.#meter.read(now, totals.totalIn, totals.totalOut);
   }
 
-  /** Per peer: every peer with a counted connection since the node started, open or closed. */
+  /** Per peer: every peer with an open counted connection, and the last MAX_CLOSED_PEERS whose connections closed. */
   statsByPeer(now = Date.now()): Map<string, BandwidthStats> {
     const byPeer = new Map<string, Totals>();
     for (const [peer, closed] of this.#closedByPeer) byPeer.set(peer, { ...closed });
