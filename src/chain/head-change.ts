@@ -24,6 +24,22 @@ export interface HeadChangeSource {
  * (both when level, `to` first), as Lotus `ReorgOps` does.
  */
 export function headChangePath(from: TipSet, to: TipSet, loadTipSet: (key: TipSetKey) => TipSet): HeadChange {
+  const walk = headChangeSteps(from, to, loadTipSet);
+  for (;;) {
+    const step = walk.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `headChangePath` one tipset at a time: the generator yields after each tipset it loads, so a
+ * caller walking a long path (from genesis to the head) can hand the event loop back between steps.
+ */
+export function* headChangeSteps(
+  from: TipSet,
+  to: TipSet,
+  loadTipSet: (key: TipSetKey) => TipSet,
+): Generator<void, HeadChange, void> {
   const revert: TipSet[] = [];
   const apply: TipSet[] = [];
   let left = from;
@@ -36,6 +52,7 @@ export function headChangePath(from: TipSet, to: TipSet, loadTipSet: (key: TipSe
       apply.push(right);
       right = loadTipSet(right.parents);
     }
+    yield;
   }
   return { revert, apply: apply.reverse() };
 }

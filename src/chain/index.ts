@@ -15,7 +15,13 @@ export {
 } from './block-messages.js';
 export { type AddedBlocks, ChainStore, type ChainStoreOptions } from './chain-store.js';
 export { ChainError, ChainErrorCode } from './errors.js';
-export { type HeadChange, type HeadChangeListener, type HeadChangeSource, headChangePath } from './head-change.js';
+export {
+  type HeadChange,
+  type HeadChangeListener,
+  type HeadChangeSource,
+  headChangePath,
+  headChangeSteps,
+} from './head-change.js';
 export { type BeaconSchedule, ChainRandomness } from './randomness.js';
 export { TipSetStates } from './tipset-states.js';
 export { tipSetWeight } from './weight.js';

@@ -6,7 +6,7 @@
  * miners added later (`ledger miner init`) are remembered in `<repo>/miners.json` and started again
  * after a restart.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ChainStore } from '../chain/index.js';
@@ -21,6 +21,7 @@ import { SealProcess } from '../proofs/index.js';
 import type { LocalMinerStatus, StorageContext } from '../rpc/index.js';
 import { StateTree } from '../state/index.js';
 import { Address, addressFromLotusJson } from '../types/index.js';
+import { replaceFileDurably } from '../utils/durable-file.js';
 import { keyAddressOf, minerInfo } from '../vm/index.js';
 import type { Wallet } from '../wallet/index.js';
 import { ConfigError, NoSuchMinerError } from './errors.js';
@@ -240,10 +241,8 @@ export class LocalMiners implements StorageContext {
     });
   }
 
-  /** Written to a temporary file and renamed, so a crash leaves the old list or the new one. */
+  /** A crash or power loss leaves the old list or the new one. */
   #writeAdded(entries: readonly AddedMiner[]): void {
-    const file = this.#addedFile();
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o644 });
-    renameSync(`${file}.tmp`, file);
+    replaceFileDurably(this.#addedFile(), `${JSON.stringify(entries, null, 2)}\n`);
   }
 }

@@ -2,6 +2,7 @@
  * ChainGetPath, ChainReadObj, ChainHasObj, ChainPutObj, ChainStatObj and ChainGetEvents over HTTP,
  * served by a real RPC server over the chain fixture (SQLite chain store, executed tipsets, forks).
  */
+import { headChangePath, headChangeSteps } from '../../src/chain/index.js';
 import { buildAmt } from '../../src/ipld/index.js';
 import {
   cidOfCbor,
@@ -50,6 +51,30 @@ describe('ChainGetPath', () => {
     expect(back.map((change) => change.Type)).toEqual(['revert', 'apply', 'apply']);
     expect((await call(c.url(), 'Filecoin.ChainGetPath', [key(a2), []])).result).toEqual([]);
   });
+
+  test('a longer path arrives whole; the walk under it yields once per tipset, so the handler can hand the event loop back', async () => {
+    const from = c.t.chain.head();
+    for (let i = 0; i < 20; i++) await c.t.mine();
+    const to = c.t.chain.head();
+    const path = (await call(c.url(), 'Filecoin.ChainGetPath', [key(from), key(to)])).result as {
+      Type: string;
+      Val: { Height: number };
+    }[];
+    expect(path).toHaveLength(20);
+    expect(path.every((change) => change.Type === 'apply')).toBe(true);
+    expect(path.map((change) => change.Val.Height)).toEqual([...Array(20)].map((_, i) => Number(from.height) + 1 + i));
+
+    const walk = headChangeSteps(to, from, (k) => c.t.chain.loadTipSet(k));
+    let yields = 0;
+    for (let step = walk.next(); ; step = walk.next()) {
+      if (step.done) {
+        expect(step.value).toEqual(headChangePath(to, from, (k) => c.t.chain.loadTipSet(k)));
+        break;
+      }
+      yields++;
+    }
+    expect(yields).toBe(20);
+  }, 60_000);
 
   test('an unknown tipset or a missing parameter is an error naming it', async () => {
     const unknown = [cidToLotusJson(cidOfCbor(encodeCbor('no such block')))];

@@ -4,8 +4,9 @@
  * as the chain store holds them.
  */
 import type { CID } from 'multiformats/cid';
-import { ChainError, ChainErrorCode, headChangePath } from '../../chain/index.js';
+import { ChainError, ChainErrorCode, headChangeSteps } from '../../chain/index.js';
 import { type BlockHeader, messageCid, signedMessageCid, type TipSet, TipSetKey } from '../../types/index.js';
+import { nextTurn } from '../../utils/abort.js';
 import {
   type ApiMessage,
   apiMessagesResult,
@@ -26,6 +27,9 @@ import { methodsNeeding } from '../method.js';
 
 /** The chain's methods (and the State* and export ones) need only the chain. */
 export const declareChainMethod = methodsNeeding('chain');
+
+/** A path walk (ChainGetPath) hands the event loop back, and checks its call's signal, this often. */
+const TIPSETS_PER_TURN = 256;
 
 function blockOf(chain: ChainContext, cid: CID): BlockHeader {
   return chain.store.getBlockHeader(cid);
@@ -194,8 +198,14 @@ export const chainGetPath = declareChainMethod({
   expensive: true,
   params: [tipSetKeyParam('from', 'the tipset to start from'), tipSetKeyParam('to', 'the tipset to arrive at')],
   result: headChangesResult('[{Type: "revert" | "apply", Val: TipSet}]'),
-  handler: ([from, to], { chain: { store } }) =>
-    headChangePath(store.tipSetOrHead(from), store.tipSetOrHead(to), (key) => store.loadTipSet(key)),
+  handler: async ([from, to], { chain: { store } }, { signal }) => {
+    const walk = headChangeSteps(store.tipSetOrHead(from), store.tipSetOrHead(to), (key) => store.loadTipSet(key));
+    for (let steps = 1; ; steps++) {
+      const step = walk.next();
+      if (step.done) return step.value;
+      if (steps % TIPSETS_PER_TURN === 0) await nextTurn(signal);
+    }
+  },
 });
 
 export const chainTipSetWeight = declareChainMethod({
