@@ -13,7 +13,7 @@ import type { CID } from 'multiformats/cid';
 import { WriteBatch } from '../ipld/index.js';
 import { StateTree } from '../state/index.js';
 import type { Message, TipSet } from '../types/index.js';
-import { throwIfAborted } from '../utils/abort.js';
+import { nextTurn, throwIfAborted } from '../utils/abort.js';
 import {
   applyTipset,
   blsChainMessage,
@@ -117,8 +117,8 @@ export async function computeState(
   for (const [index, message] of messages.entries()) {
     // Hand the event loop back now and then: a request may carry thousands of messages, and an
     // abort (client gone, node stopping) can only arrive between turns.
-    if (index > 0 && index % MESSAGES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-    throwIfAborted(signal);
+    if (index > 0 && index % MESSAGES_PER_TURN === 0) await nextTurn(signal);
+    else throwIfAborted(signal);
     const chainMessage = blsChainMessage(message);
     const application = vm.applyMessage(chainMessage);
     if (application.trace === null) throw new Error('a tracing VM returned no trace');

@@ -12,15 +12,11 @@ import {
   verifyBeaconEntry,
 } from '../beacon/index.js';
 import type { BeaconEntry, BlockHeader } from '../types/index.js';
-import { throwIfAborted } from '../utils/abort.js';
+import { nextTurn } from '../utils/abort.js';
 import { BlockCheckError, BlockErrorCode } from './errors.js';
 
 /** Beacon work runs on this thread (≈1 ms an entry); hand the event loop back this often. */
 const ENTRIES_PER_SLICE = 16;
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * The entries a block at `epoch` on a parent at `parentEpoch` carries (Lotus `BeaconEntriesForBlock`).
@@ -38,10 +34,7 @@ export async function beaconEntriesForBlock(
   const entries: BeaconEntry[] = [];
   for (let e = parentEpoch + 1n; e <= epoch; e++) {
     entries.push(await beacon.entry(maxBeaconRoundForEpoch(beacon.network, clock, e)));
-    if (entries.length % ENTRIES_PER_SLICE === 0) {
-      await yieldToEventLoop();
-      throwIfAborted(signal);
-    }
+    if (entries.length % ENTRIES_PER_SLICE === 0) await nextTurn(signal);
   }
   return entries;
 }
@@ -75,6 +68,6 @@ export async function validateBeaconValues(
   }
   for (const [i, entry] of entries.entries()) {
     if (!verifyBeaconEntry(network, entry)) fail(`beacon entry ${i} (round ${entry.round}) was invalid`);
-    if ((i + 1) % ENTRIES_PER_SLICE === 0) await yieldToEventLoop();
+    if ((i + 1) % ENTRIES_PER_SLICE === 0) await nextTurn(undefined);
   }
 }

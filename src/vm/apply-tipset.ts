@@ -25,6 +25,7 @@ import {
   messageReceiptToCborNode,
   type SignedMessage,
 } from '../types/index.js';
+import { nextTurn } from '../utils/abort.js';
 import { encodeAwardBlockRewardParams } from './actors/reward.js';
 import { computeNextBaseFee } from './base-fee.js';
 import type { ChainMessage } from './chain-message.js';
@@ -124,10 +125,6 @@ function implicitMessage(to: Address, epoch: bigint, gasLimit: bigint, method: b
     method,
     params,
   };
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Reuse a previous tipset's decoded state only while it holds fewer actors than this. */
@@ -234,7 +231,7 @@ async function execute(working: WorkingState, input: TipsetInput, options: Tipse
       penalty += application.gasOutputs.minerPenalty;
       if (tracing) invocResults.push(invocResult(chainMessage.cid, chainMessage.message, application, true));
       if (performance.now() - lastYield > YIELD_INTERVAL_MS) {
-        await yieldToEventLoop();
+        await nextTurn(undefined);
         lastYield = performance.now();
       }
     }

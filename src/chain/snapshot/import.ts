@@ -32,6 +32,7 @@ import {
   TipSet,
   TipSetKey,
 } from '../../types/index.js';
+import { nextTurn } from '../../utils/abort.js';
 import { blockMessageCids } from '../block-messages.js';
 import { tipSetWeight } from '../weight.js';
 import { CarSectionError, readCarSections } from './car-reader.js';
@@ -308,7 +309,7 @@ async function indexChain(
       current = parent;
       if (tipSets % YIELD_EVERY_TIPSETS === 0) {
         report(current.height, head.height);
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn(undefined);
       }
     }
     const genesis = current;
@@ -385,6 +386,6 @@ async function indexMessages(
     const next = db.chainIndex.canonicalAbove(at.height);
     if (next === undefined || next.height > head.height) return;
     at = next;
-    if (next.height % BigInt(YIELD_EVERY_TIPSETS) === 0n) await new Promise((resolve) => setImmediate(resolve));
+    if (next.height % BigInt(YIELD_EVERY_TIPSETS) === 0n) await nextTurn(undefined);
   }
 }
