@@ -54,6 +54,9 @@ export declare function drandUnchainedSign(privateKey: Uint8Array, message: Uint
 
 export declare function drandUnchainedVerify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean
 
+/** Keccak-256 (Ethereum's, not SHA3-256). */
+export declare function keccak256(data: Uint8Array): Buffer
+
 export interface ParameterStatus {
   circuit: string
   /** `complete`, `missing` or `damaged`. */
@@ -188,8 +191,20 @@ export declare function secp256k1Recover(signature: Uint8Array, data: Uint8Array
 /** Recovers many public keys off the main thread; `null` where a signature recovers nothing. */
 export declare function secp256k1RecoverBatchAsync(signatures: Array<Uint8Array>, data: Array<Uint8Array>): Promise<Array<Buffer | null>>
 
+/** Recovers the 65-byte uncompressed public key from a signature over a 32-byte digest. */
+export declare function secp256k1RecoverDigest(signature: Uint8Array, digest: Uint8Array): Buffer
+
+/**
+ * As `secp256k1RecoverBatchAsync`, over 32-byte digests (delegated signatures sign a Keccak-256
+ * digest); `null` where a signature or digest recovers nothing.
+ */
+export declare function secp256k1RecoverDigestBatchAsync(signatures: Array<Uint8Array>, digests: Array<Uint8Array>): Promise<Array<Buffer | null>>
+
 /** 65-byte `r || s || v` signature over blake2b-256(data). */
 export declare function secp256k1Sign(privateKey: Uint8Array, data: Uint8Array): Buffer
+
+/** 65-byte `r || s || v` signature (v ∈ {0, 1}) over a caller-given 32-byte digest. */
+export declare function secp256k1SignDigest(privateKey: Uint8Array, digest: Uint8Array): Buffer
 
 /** True when the signature recovers the key of the f1 address whose payload is given. */
 export declare function secp256k1Verify(signature: Uint8Array, data: Uint8Array, addressPayload: Uint8Array): boolean

@@ -1,4 +1,4 @@
-use ledger_crypto::{blake2b, bls, secp};
+use ledger_crypto::{blake2b, bls, keccak, secp};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -17,6 +17,14 @@ pub fn blake2b(data: &[u8], length: u32) -> Result<Buffer> {
 #[napi(js_name = "blake2b256")]
 pub fn blake2b256(data: &[u8]) -> Buffer {
     blake2b::blake2b_256(data).to_vec().into()
+}
+
+// ---- keccak ----------------------------------------------------------------------------------
+
+/// Keccak-256 (Ethereum's, not SHA3-256).
+#[napi(js_name = "keccak256")]
+pub fn keccak256(data: &[u8]) -> Buffer {
+    keccak::keccak256(data).to_vec().into()
 }
 
 // ---- secp256k1 --------------------------------------------------------------------------------
@@ -50,13 +58,37 @@ pub fn secp256k1_recover(signature: &[u8], data: &[u8]) -> Result<Buffer> {
         .map_err(from_crypto)
 }
 
+/// 65-byte `r || s || v` signature (v ∈ {0, 1}) over a caller-given 32-byte digest.
+#[napi(js_name = "secp256k1SignDigest")]
+pub fn secp256k1_sign_digest(private_key: &[u8], digest: &[u8]) -> Result<Buffer> {
+    secp::sign_digest(private_key, digest)
+        .map(|s| s.to_vec().into())
+        .map_err(from_crypto)
+}
+
+/// Recovers the 65-byte uncompressed public key from a signature over a 32-byte digest.
+#[napi(js_name = "secp256k1RecoverDigest")]
+pub fn secp256k1_recover_digest(signature: &[u8], digest: &[u8]) -> Result<Buffer> {
+    secp::recover_digest(signature, digest)
+        .map(|k| k.to_vec().into())
+        .map_err(from_crypto)
+}
+
 /// True when the signature recovers the key of the f1 address whose payload is given.
 #[napi(js_name = "secp256k1Verify")]
 pub fn secp256k1_verify(signature: &[u8], data: &[u8], address_payload: &[u8]) -> bool {
     secp::verify(signature, data, address_payload)
 }
 
+/// What a batch recovers over: the signed bytes (hashed with blake2b-256) or a given digest.
+#[derive(Clone, Copy)]
+enum Signed {
+    Data,
+    Digest,
+}
+
 pub struct SecpRecoverBatch {
+    signed: Signed,
     items: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
@@ -65,16 +97,40 @@ impl Task for SecpRecoverBatch {
     type JsValue = Vec<Option<Buffer>>;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
+        let recover = match self.signed {
+            Signed::Data => secp::recover,
+            Signed::Digest => secp::recover_digest,
+        };
         Ok(self
             .items
             .iter()
-            .map(|(sig, data)| secp::recover(sig, data).ok().map(|k| k.to_vec()))
+            .map(|(sig, signed)| recover(sig, signed).ok().map(|k| k.to_vec()))
             .collect())
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
         Ok(output.into_iter().map(|k| k.map(Buffer::from)).collect())
     }
+}
+
+fn recover_batch(
+    signed: Signed,
+    signatures: Vec<Uint8Array>,
+    messages: Vec<Uint8Array>,
+) -> Result<AsyncTask<SecpRecoverBatch>> {
+    if signatures.len() != messages.len() {
+        return Err(invalid_argument(format!(
+            "{} signatures for {} messages",
+            signatures.len(),
+            messages.len()
+        )));
+    }
+    let items = signatures
+        .iter()
+        .zip(&messages)
+        .map(|(s, m)| (s.to_vec(), m.to_vec()))
+        .collect();
+    Ok(AsyncTask::new(SecpRecoverBatch { signed, items }))
 }
 
 /// Recovers many public keys off the main thread; `null` where a signature recovers nothing.
@@ -86,19 +142,20 @@ pub fn secp256k1_recover_batch_async(
     signatures: Vec<Uint8Array>,
     data: Vec<Uint8Array>,
 ) -> Result<AsyncTask<SecpRecoverBatch>> {
-    if signatures.len() != data.len() {
-        return Err(invalid_argument(format!(
-            "{} signatures for {} messages",
-            signatures.len(),
-            data.len()
-        )));
-    }
-    let items = signatures
-        .iter()
-        .zip(&data)
-        .map(|(s, d)| (s.to_vec(), d.to_vec()))
-        .collect();
-    Ok(AsyncTask::new(SecpRecoverBatch { items }))
+    recover_batch(Signed::Data, signatures, data)
+}
+
+/// As `secp256k1RecoverBatchAsync`, over 32-byte digests (delegated signatures sign a Keccak-256
+/// digest); `null` where a signature or digest recovers nothing.
+#[napi(
+    js_name = "secp256k1RecoverDigestBatchAsync",
+    ts_return_type = "Promise<Array<Buffer | null>>"
+)]
+pub fn secp256k1_recover_digest_batch_async(
+    signatures: Vec<Uint8Array>,
+    digests: Vec<Uint8Array>,
+) -> Result<AsyncTask<SecpRecoverBatch>> {
+    recover_batch(Signed::Digest, signatures, digests)
 }
 
 // ---- BLS --------------------------------------------------------------------------------------

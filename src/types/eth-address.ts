@@ -28,13 +28,18 @@ export function isEthAddress(address: Address): boolean {
 
 /** The `0x…` (lower-case hex) form of an f410 Ethereum address or of an ID address (masked ID). */
 export function ethAddressFromAddress(address: Address): string {
+  return `0x${toHex(ethAddressBytesFromAddress(address))}`;
+}
+
+/** The 20 bytes of an f410 Ethereum address or of an ID address (masked ID) (Lotus `EthAddressFromFilecoinAddress`). */
+export function ethAddressBytesFromAddress(address: Address): Uint8Array {
   if (address.protocol === AddressProtocol.ID) {
     const bytes = new Uint8Array(ETH_ADDRESS_LENGTH);
     bytes.set(MASKED_ID_PREFIX);
     new DataView(bytes.buffer).setBigUint64(MASKED_ID_PREFIX.length, address.id());
-    return `0x${toHex(bytes)}`;
+    return bytes;
   }
-  if (isEthAddress(address)) return `0x${toHex(address.delegated().subaddress)}`;
+  if (isEthAddress(address)) return Uint8Array.from(address.delegated().subaddress);
   const reason =
     address.protocol === AddressProtocol.Delegated
       ? 'is not a 20-byte namespace-10 address or embeds a masked ID'
@@ -51,7 +56,17 @@ export function addressFromEthAddress(ethAddress: string): Address {
       `${JSON.stringify(ethAddress)} is not an Ethereum address (20 bytes as 40 hex digits)`,
     );
   }
-  const bytes = fromHex(hex);
+  return addressFromEthAddressBytes(fromHex(hex));
+}
+
+/** The Filecoin address of 20 Ethereum address bytes: f0N for a masked ID, else f410f… (Lotus `ToFilecoinAddress`). */
+export function addressFromEthAddressBytes(bytes: Uint8Array): Address {
+  if (bytes.length !== ETH_ADDRESS_LENGTH) {
+    throw new AddressError(
+      AddressErrorCode.NotEthAddress,
+      `an Ethereum address has ${ETH_ADDRESS_LENGTH} bytes, got ${bytes.length}`,
+    );
+  }
   if (isMaskedId(bytes)) {
     return Address.newId(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(MASKED_ID_PREFIX.length));
   }

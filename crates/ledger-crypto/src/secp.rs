@@ -13,6 +13,7 @@ use secp256k1::{Message, Secp256k1, VerifyOnly};
 
 use crate::blake2b::{blake2b_160, blake2b_256};
 use crate::error::expect_len;
+use crate::keccak::keccak256;
 use crate::{CryptoError, Result};
 
 pub const PRIVATE_KEY_LEN: usize = 32;
@@ -43,8 +44,15 @@ fn uncompressed(key: &VerifyingKey) -> [u8; 65] {
 
 /// Deterministic (RFC 6979) low-S recoverable signature over blake2b-256(data).
 pub fn sign(private_key: &[u8], data: &[u8]) -> Result<[u8; 65]> {
+    sign_digest(private_key, &blake2b_256(data))
+}
+
+/// Deterministic (RFC 6979) low-S recoverable signature `r || s || v` (v ∈ {0, 1}) over a
+/// caller-given 32-byte digest: Ethereum and delegated (type 3) signatures sign a Keccak-256
+/// digest (lotus `lib/sigs/delegated/init.go`).
+pub fn sign_digest(private_key: &[u8], digest: &[u8]) -> Result<[u8; 65]> {
     let key = signing_key(private_key)?;
-    let digest = blake2b_256(data);
+    let digest: [u8; 32] = expect_len("digest", digest)?;
     let (signature, recovery_id) = key
         .sign_prehash_recoverable(&digest)
         .map_err(|_| CryptoError::InvalidPrivateKey("signing failed"))?;
@@ -61,14 +69,20 @@ pub fn sign(private_key: &[u8], data: &[u8]) -> Result<[u8; 65]> {
 /// High-S signatures are accepted, as go-crypto and ref-fvm accept them: recovery never asks for
 /// a normalised s (only libsecp256k1's verify does).
 pub fn recover(signature: &[u8], data: &[u8]) -> Result<[u8; 65]> {
+    recover_digest(signature, &blake2b_256(data))
+}
+
+/// Recovers the uncompressed public key that produced `signature` (`r || s || v`, v ∈ 0..=3) over
+/// a caller-given 32-byte digest, with libsecp256k1 as [`recover`] does.
+pub fn recover_digest(signature: &[u8], digest: &[u8]) -> Result<[u8; 65]> {
     let signature: [u8; 65] = expect_len("secp256k1 signature", signature)?;
+    let digest: [u8; 32] = expect_len("digest", digest)?;
     let recovery_id = RecoveryId::try_from(i32::from(signature[64]))
         .map_err(|_| CryptoError::InvalidSignature("recovery id must be 0..=3"))?;
     let sig = RecoverableSignature::from_compact(&signature[..64], recovery_id)
         .map_err(|_| CryptoError::InvalidSignature("r or s out of range"))?;
-    let digest = Message::from_digest(blake2b_256(data));
     let key = verifier()
-        .recover_ecdsa(digest, &sig)
+        .recover_ecdsa(Message::from_digest(digest), &sig)
         .map_err(|_| CryptoError::InvalidSignature("no public key recovers from it"))?;
     Ok(key.serialize_uncompressed())
 }
@@ -97,6 +111,20 @@ pub fn address_payload(public_key: &[u8]) -> Result<[u8; 20]> {
         ));
     }
     Ok(blake2b_160(&key))
+}
+
+/// The Ethereum address of an uncompressed public key: the last 20 bytes of Keccak-256 over the
+/// 64 bytes after the `0x04` prefix (the payload of its f410 address, FIP-0055).
+pub fn eth_address(public_key: &[u8]) -> Result<[u8; 20]> {
+    let key: [u8; PUBLIC_KEY_LEN] = expect_len("secp256k1 public key", public_key)?;
+    if key[0] != 0x04 {
+        return Err(CryptoError::InvalidPublicKey(
+            "expected an uncompressed key (0x04 prefix)",
+        ));
+    }
+    let mut out = [0u8; 20];
+    out.copy_from_slice(&keccak256(&key[1..])[12..]);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -168,5 +196,87 @@ mod tests {
         big_r[..32].fill(0xff);
         assert!(recover(&big_r, b"x").is_err());
         assert_eq!(recover(&sig[..64], b"x").unwrap_err().code(), "ERR_INVALID_LENGTH");
+    }
+
+    /// The example transaction in EIP-155's text (ethereum/EIPs `EIPS/eip-155.md`): private key
+    /// 0x4646…46, signing hash daf5a779…, v = 37 (chain 1, recovery id 0), r and s as published.
+    const EIP155_KEY: &str = "4646464646464646464646464646464646464646464646464646464646464646";
+    const EIP155_SIGNING_HASH: &str = "daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53";
+    const EIP155_R: &str = "28ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276";
+    const EIP155_S: &str = "67cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83";
+
+    fn eip155_signature() -> Vec<u8> {
+        let mut sig = hex::decode(format!("{EIP155_R}{EIP155_S}")).unwrap();
+        sig.push(0); // v 37 − (2·1 + 35)
+        sig
+    }
+
+    #[test]
+    fn eip155_example_recovers_its_sender() {
+        let digest = hex::decode(EIP155_SIGNING_HASH).unwrap();
+        let key = recover_digest(&eip155_signature(), &digest).unwrap();
+        assert_eq!(key, public_key(&hex::decode(EIP155_KEY).unwrap()).unwrap());
+        // The sender every Ethereum library derives from that key.
+        assert_eq!(
+            hex::encode(eth_address(&key).unwrap()),
+            "9d8a62f656a8d1615c1294fd71e9cfb3e4855a4f"
+        );
+    }
+
+    #[test]
+    fn eip155_example_signs_identically() {
+        // RFC 6979 nonces make the signature deterministic: k256 reproduces go-ethereum's bytes.
+        let digest = hex::decode(EIP155_SIGNING_HASH).unwrap();
+        let sig = sign_digest(&hex::decode(EIP155_KEY).unwrap(), &digest).unwrap();
+        assert_eq!(sig.to_vec(), eip155_signature());
+    }
+
+    #[test]
+    fn lotus_ecrecover_vector() {
+        // lotus `chain/types/ethtypes/eth_1559_transactions_test.go` TestEcRecover: an unsigned
+        // 1559 payload, its signature (v = 0) and the public key and address it recovers.
+        let payload = hex::decode(
+            "02f1030185012a05f2008504a817c800825208942b87d1cb599bc2a606db9a0169fcec96af04ad3a880de0b6b3a764000080c0",
+        )
+        .unwrap();
+        let mut sig = hex::decode(
+            "479ff7fa64cf8bf641eb81635d1e8a698530d2f219951d234539e6d0748195294b6146d27be50cdbb2853ba9a42f207af8d730272f1ebe9c9a78aeef1d6aa924",
+        )
+        .unwrap();
+        sig.push(0);
+        let key = recover_digest(&sig, &keccak256(&payload)).unwrap();
+        assert_eq!(
+            hex::encode(key),
+            "048362749392a0e192eff600d21155236c5a0648d300a8e0e44d8617712c7c96384c75825dc5c7595df2a5005fd8a0f7c809119fb9ab36403ed712244fc329348e"
+        );
+        assert_eq!(
+            hex::encode(eth_address(&key).unwrap()),
+            "3947d223fc5415f43ea099866ab62b1d4d33814d"
+        );
+    }
+
+    #[test]
+    fn digest_forms_match_the_blake2b_forms() {
+        let sk = generate_private_key();
+        let data = b"filecoin message cid";
+        let sig = sign(&sk, data).unwrap();
+        assert_eq!(sig, sign_digest(&sk, &blake2b_256(data)).unwrap());
+        assert_eq!(
+            recover_digest(&sig, &blake2b_256(data)).unwrap(),
+            public_key(&sk).unwrap()
+        );
+    }
+
+    #[test]
+    fn digest_forms_reject_bad_lengths() {
+        let sk = generate_private_key();
+        assert_eq!(sign_digest(&sk, &[0u8; 31]).unwrap_err().code(), "ERR_INVALID_LENGTH");
+        let sig = sign_digest(&sk, &[1u8; 32]).unwrap();
+        assert_eq!(
+            recover_digest(&sig, &[1u8; 33]).unwrap_err().code(),
+            "ERR_INVALID_LENGTH"
+        );
+        assert_eq!(eth_address(&[0u8; 64]).unwrap_err().code(), "ERR_INVALID_LENGTH");
+        assert_eq!(eth_address(&[2u8; 65]).unwrap_err().code(), "ERR_INVALID_PUBLIC_KEY");
     }
 }
