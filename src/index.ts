@@ -11,6 +11,7 @@ export {
   createNode,
   type Devnet,
   type DevnetAccountInfo,
+  type DevnetEthAccountInfo,
   type NodeHandle,
   type StartDevnetOptions,
   startDevnet,

@@ -15,6 +15,8 @@ export {
 } from './block-messages.js';
 export { type AddedBlocks, ChainStore, type ChainStoreOptions } from './chain-store.js';
 export { ChainError, ChainErrorCode } from './errors.js';
+export { cidOfEthHash, ethBlockHash, ethHashOfCid, ethTxHashOf } from './eth-hashes.js';
+export { EthIndexer } from './eth-indexer.js';
 export {
   type HeadChange,
   type HeadChangeListener,

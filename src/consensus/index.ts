@@ -15,6 +15,7 @@ export { type Lookback, lookbackForRound } from './lookback.js';
 export { checkBlockMessages, checkBlsAggregate } from './message-checks.js';
 export { minerWorkerKey } from './miner-keys.js';
 export { electionVrfInput, randomnessBase, ticketVrfInput, winningPoStRandomness } from './randomness.js';
+export { isValidForSending } from './senders.js';
 export { SlashFilter } from './slash-filter.js';
 export { computeWinCount } from './win-count.js';
 export { type WinningPoStChallenge, winningPoStChallenge } from './winning-post.js';

@@ -5,23 +5,29 @@
  * - the BLS aggregate verifies over the BLS messages' CIDs and their senders' keys;
  * - each message (BLS first, then secp) is valid for block inclusion: sane amounts, a gas limit
  *   between the on-chain minimum and the block gas limit, and the block's total within the limit;
- * - each sender is an account whose nonces follow the state nonce exactly;
- * - secp signatures verify against the sender's key address;
+ * - each sender may send (an account, an EthAccount, or a fresh f410 placeholder) and its nonces
+ *   follow the state nonce exactly;
+ * - the secp list holds secp256k1 and delegated (Ethereum, type 3) messages: secp signatures verify
+ *   against the sender's key address, delegated ones are the EIP-1559 or legacy transaction their
+ *   f410 sender signed for the network's chain id (Lotus `AuthenticateMessage`);
  * - the TxMeta rebuilt from the CIDs is the header's `Messages`.
  *
  * Like Lotus, there is no balance check and no fee cap check: execution charges what it can.
  */
 import { txMetaCidOf } from '../chain/index.js';
-import { bls } from '../crypto/index.js';
+import { bls, secp256k1 } from '../crypto/index.js';
 import type { NetworkParams } from '../params/index.js';
 import { actorNameOf, type StateTree } from '../state/index.js';
 import {
   type Address,
   AddressProtocol,
+  delegatedAddressFromPublicKey,
+  delegatedRecoveryInput,
   type FullBlock,
   type Message,
   messageCid,
   SignatureType,
+  type SignedMessage,
   signedMessageCid,
   validateMessageFields,
 } from '../types/index.js';
@@ -33,8 +39,10 @@ import {
   verifySecpMessageSignatures,
 } from '../vm/index.js';
 import { BlockCheckError, BlockErrorCode } from './errors.js';
+import { isValidForSending } from './senders.js';
 
-const SENDER_TYPES = new Set(['account', 'ethaccount', 'placeholder']);
+/** Network version 18 (Hygge) brought delegated signatures (Lotus `IsValidSecpkSigType`). */
+const DELEGATED_SIGNATURES_FROM_VERSION = 18;
 
 function bad(reason: string): never {
   throw new BlockCheckError(BlockErrorCode.BadMessages, reason);
@@ -94,9 +102,10 @@ export async function checkBlockMessages(tree: StateTree, block: FullBlock, para
     const id = tree.lookupId(message.from);
     const actor = id === undefined ? undefined : tree.getActor(id);
     if (id === undefined || actor === undefined) return bad(`${what}: sender ${message.from} does not exist`);
-    const type = actorNameOf(actor.code);
-    if (type === undefined || !SENDER_TYPES.has(type))
-      bad(`${what}: sender ${message.from} is a ${type ?? 'unknown'} actor, not an account`);
+    if (!isValidForSending(actor)) {
+      const type = actorNameOf(actor.code) ?? 'unknown';
+      bad(`${what}: sender ${message.from} is a ${type} actor that may not send (nonce ${actor.nonce})`);
+    }
     const expected = nextNonce.get(id) ?? actor.nonce;
     if (message.nonce !== expected)
       bad(`${what}: wrong nonce ${message.nonce} from ${message.from} (expected ${expected})`);
@@ -105,21 +114,58 @@ export async function checkBlockMessages(tree: StateTree, block: FullBlock, para
   for (const [i, message] of block.blsMessages.entries()) {
     check(message, blsChainMessage(message).chainLength, `BLS message ${i} (${messageCid(message)})`);
   }
+  const secp: SignedMessage[] = [];
+  const delegated: Array<{ signed: SignedMessage; what: string }> = [];
+  const allowsDelegated = params.networkVersion >= DELEGATED_SIGNATURES_FROM_VERSION;
   for (const [i, signed] of block.secpkMessages.entries()) {
     const what = `secp message ${i} (${signedMessageCid(signed)})`;
-    if (signed.signature.type !== SignatureType.Secp256k1) {
-      bad(`${what}: signature type ${signed.signature.type} is not allowed in a secp message list`);
-    }
+    const type = signed.signature.type;
+    if (type === SignatureType.Secp256k1) secp.push(signed);
+    else if (type === SignatureType.Delegated && allowsDelegated) delegated.push({ signed, what });
+    else bad(`${what}: signature type ${type} is not allowed in a secp message list`);
     check(signed.message, signedChainMessage(signed).chainLength, what);
   }
   try {
-    await verifySecpMessageSignatures(block.secpkMessages, (from) => senderKey(tree, from, 'secp message'));
+    await verifySecpMessageSignatures(secp, (from) => senderKey(tree, from, 'secp message'));
   } catch (error) {
     if (error instanceof BlockCheckError) throw error;
     bad((error as Error).message);
   }
+  await verifyDelegatedSignatures(tree, delegated, params.eip155ChainId);
   const meta = txMetaCidOf(block.blsMessages.map(messageCid), block.secpkMessages.map(signedMessageCid));
   if (!meta.equals(block.header.messages)) {
     bad(`the header's Messages ${block.header.messages} is not the TxMeta ${meta} of the block's messages`);
+  }
+}
+
+/**
+ * Lotus `AuthenticateMessage` for each delegated message: its transaction rebuilt and its signer
+ * recovered (in one native batch off the main thread) must be the sender's key address.
+ */
+async function verifyDelegatedSignatures(
+  tree: StateTree,
+  messages: ReadonlyArray<{ signed: SignedMessage; what: string }>,
+  chainId: number,
+): Promise<void> {
+  if (messages.length === 0) return;
+  const invalid = (what: string, reason: string): never => bad(`${what}: invalid delegated signature: ${reason}`);
+  const inputs = messages.map(({ signed, what }) => {
+    try {
+      return delegatedRecoveryInput(signed, chainId);
+    } catch (error) {
+      return invalid(what, (error as Error).message);
+    }
+  });
+  let keys: Array<Uint8Array | null>;
+  try {
+    keys = await secp256k1.recoverDigestBatch(inputs);
+  } catch (error) {
+    return bad(`recovering the delegated signers: ${(error as Error).message}`);
+  }
+  for (const [i, { signed, what }] of messages.entries()) {
+    const key = keys[i] ?? invalid(what, 'no public key recovers from the signature');
+    const signer = delegatedAddressFromPublicKey(key);
+    const sender = senderKey(tree, signed.message.from, what);
+    if (!signer.equals(sender)) invalid(what, `signed by ${signer}, not by the sender's key ${sender}`);
   }
 }

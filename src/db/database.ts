@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ChainIndex } from './chain-index.js';
 import { DatabaseError, withSqlite } from './errors.js';
+import { EthIndex } from './eth-index.js';
 import { migrate } from './migrations.js';
 import { MpoolStore } from './mpool-store.js';
 import { SealingStore } from './sealing-store.js';
@@ -22,6 +23,8 @@ export class LedgerDatabase {
   readonly chainIndex: ChainIndex;
   /** The sealing pipeline's sectors and sector numbers. */
   readonly sealing: SealingStore;
+  /** Ethereum transaction and block hashes (the eth_* methods' lookups). */
+  readonly eth: EthIndex;
   readonly #db: Database.Database;
 
   private constructor(path: string, db: Database.Database) {
@@ -31,6 +34,7 @@ export class LedgerDatabase {
     this.mpool = new MpoolStore(db);
     this.chainIndex = new ChainIndex(db);
     this.sealing = new SealingStore(db);
+    this.eth = new EthIndex(db);
   }
 
   /** Opens (creating it and its directory if needed) the database at `path`, or `:memory:`. */

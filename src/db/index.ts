@@ -8,6 +8,7 @@ export {
 export { DiskCidSet } from './cid-set.js';
 export { LedgerDatabase } from './database.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
+export { EthIndex } from './eth-index.js';
 export { MpoolStore } from './mpool-store.js';
 export { type SealingSectorRecord, SealingStore } from './sealing-store.js';
 export { SqliteBlockstore } from './sqlite-blockstore.js';

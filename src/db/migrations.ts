@@ -102,6 +102,17 @@ export const migrations: readonly Migration[] = [
       next_sector_number INTEGER NOT NULL
     );`,
   },
+  {
+    description: 'eth index: Ethereum transaction hash → message CID, Ethereum block hash → tipset key',
+    sql: `CREATE TABLE eth_tx_hashes (
+      hash BLOB PRIMARY KEY NOT NULL,
+      message_cid BLOB NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE eth_tipset_hashes (
+      hash BLOB PRIMARY KEY NOT NULL,
+      tipset_key BLOB NOT NULL
+    ) WITHOUT ROWID;`,
+  },
 ];
 
 /** Brings the schema up to date, one transaction per migration; refuses a newer schema. */

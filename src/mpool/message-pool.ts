@@ -15,13 +15,13 @@
 
 import type { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
+import { isValidForSending } from '../consensus/index.js';
 import type { MpoolStore } from '../db/mpool-store.js';
 import type { NetworkParams } from '../params/index.js';
 import { actorNameOf, byteKey } from '../state/index.js';
 import {
   type Actor,
   type Address,
-  AddressProtocol,
   decodeSignedMessage,
   type Message,
   SignatureType,
@@ -146,18 +146,6 @@ interface SenderEntry {
   readonly set: MessageSet;
 }
 
-function isValidSender(actor: Actor): boolean {
-  const name = actorNameOf(actor.code);
-  if (name === 'account' || name === 'ethaccount') return true;
-  // An f410 address that has only received funds: its first message makes it an EthAccount.
-  return (
-    name === 'placeholder' &&
-    actor.nonce === 0n &&
-    actor.delegatedAddress !== null &&
-    actor.delegatedAddress.protocol === AddressProtocol.Delegated
-  );
-}
-
 function maxBigInt(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
@@ -170,7 +158,7 @@ export class MessagePool {
   readonly #logger: Logger | undefined;
   readonly #random: () => number;
   readonly #now: () => number;
-  readonly #verifier = new SignatureVerifier();
+  readonly #verifier: SignatureVerifier;
   readonly #keys = new KeyAddressCache();
   readonly #pending = new Map<string, SenderEntry>();
   /** Senders that ever pushed a local message: never pruned, republished. */
@@ -196,6 +184,7 @@ export class MessagePool {
 
   private constructor(options: MessagePoolOptions, config: MpoolConfig, view: TipSetView) {
     this.params = options.params;
+    this.#verifier = new SignatureVerifier(options.params.eip155ChainId);
     this.#chain = options.chain;
     this.#store = options.store;
     this.#transaction = options.transaction ?? ((fn) => fn());
@@ -347,7 +336,7 @@ export class MessagePool {
       );
     }
     const actor = view.actorAfter(message.from);
-    if (actor === undefined || !isValidSender(actor)) {
+    if (actor === undefined || !isValidForSending(actor)) {
       throw new MpoolError(
         MpoolErrorCode.InvalidSender,
         `sender ${message.from} is not a valid top-level sender (${actor === undefined ? 'no such actor' : `actor type ${actorNameOf(actor.code) ?? actor.code.toString()}`})`,

@@ -8,6 +8,9 @@
  *   its BLS owner/worker key in the wallet and an account of 50,000,000 FIL, as `genesis add-miner`;
  * - funded secp256k1 accounts (default 10 × 10,000 FIL) whose keys go into the wallet, the first
  *   one the default;
+ * - funded Ethereum accounts (default 10, same balance): delegated keys in the wallet, each an
+ *   EthAccount at its f410 address from genesis, so MetaMask, ethers or `ledger send --from` spend
+ *   from them at once;
  * - a genesis at the current time, built into the node's database, exported to `<repo>/genesis.car`;
  * - `devnet.json`: what a restart needs to resume the same chain (genesis CID, block delay, miner,
  *   sector directory, the local beacon's seed).
@@ -30,8 +33,8 @@ import type { LedgerDatabase } from '../db/index.js';
 import type { NetworkParams } from '../params/index.js';
 import { ensureParameters, type ParameterProgress, preSeal } from '../proofs/index.js';
 import { StateTree } from '../state/index.js';
-import { Address, FILECOIN_PRECISION, jsonField, readJsonObject } from '../types/index.js';
-import { fromHex, toHex } from '../utils/bytes.js';
+import { Address, ethAddressFromAddress, FILECOIN_PRECISION, jsonField, readJsonObject } from '../types/index.js';
+import { fromBase64, fromHex, toHex } from '../utils/bytes.js';
 import { type KeyInfoJson, keyInfoFromLotusJson, keyInfoToLotusJson, type Wallet } from '../wallet/index.js';
 import { ConfigError } from './errors.js';
 
@@ -46,7 +49,9 @@ export interface DevnetOptions {
   /** Seconds per epoch; fixed when the devnet is created. */
   readonly blockDelaySecs: bigint;
   readonly accounts?: number;
-  /** attoFIL per funded account. */
+  /** Funded Ethereum (delegated key, f410 EthAccount) accounts. Default 10. */
+  readonly ethAccounts?: number;
+  /** attoFIL per funded account, Filecoin and Ethereum. */
   readonly accountBalance?: bigint;
   /** Pre-sealed 2 KiB sectors of the miner (2 KiB each; the 2k build needs 2048 bytes of power). */
   readonly sectors?: number;
@@ -67,6 +72,8 @@ export interface DevnetInfo {
   readonly beaconSeed: Uint8Array;
   /** The funded accounts, in creation order. */
   readonly accounts: readonly Address[];
+  /** The funded Ethereum accounts' f410 addresses, in creation order (none in devnets made before them). */
+  readonly ethAccounts: readonly Address[];
 }
 
 export function devnetFile(repoPath: string): string {
@@ -86,8 +93,10 @@ export function readDevnet(repoPath: string): DevnetInfo {
       if (typeof value !== 'string') throw new Error(`${name}: expected a string`);
       return value;
     };
-    const accounts = jsonField(json, 'Accounts');
-    if (!Array.isArray(accounts)) throw new Error('Accounts: expected an array');
+    const addresses = (name: string, value: unknown) => {
+      if (!Array.isArray(value)) throw new Error(`${name}: expected an array`);
+      return value.map((a) => Address.fromString(String(a)));
+    };
     return {
       networkName: text('NetworkName'),
       genesisCid: CID.parse(text('Genesis')),
@@ -97,7 +106,8 @@ export function readDevnet(repoPath: string): DevnetInfo {
       worker: Address.fromString(text('Worker')),
       sectorDirectory: join(repoPath, text('SectorDirectory')),
       beaconSeed: fromHex(text('BeaconSeed')),
-      accounts: accounts.map((a) => Address.fromString(String(a))),
+      accounts: addresses('Accounts', jsonField(json, 'Accounts')),
+      ethAccounts: addresses('EthAccounts', jsonField(json, 'EthAccounts') ?? []),
     };
   } catch (error) {
     throw new ConfigError(`${file} is unreadable: ${(error as Error).message}`, { cause: error });
@@ -115,6 +125,7 @@ function writeDevnet(repoPath: string, info: DevnetInfo): void {
     SectorDirectory: SECTORS_DIRECTORY,
     BeaconSeed: toHex(info.beaconSeed),
     Accounts: info.accounts.map((a) => a.toString('t')),
+    EthAccounts: info.ethAccounts.map((a) => a.toString('t')),
   };
   // Written last and atomically: its presence means the devnet is complete.
   const file = devnetFile(repoPath);
@@ -151,9 +162,13 @@ export async function createDevnet(
   for (let i = 0; i < (options.accounts ?? 10); i++) accounts.push(wallet.newKey('secp256k1'));
   const first = accounts[0];
   if (first !== undefined) wallet.setDefault(first);
+  const ethAccounts: Address[] = [];
+  for (let i = 0; i < (options.ethAccounts ?? 10); i++) ethAccounts.push(wallet.newKey('delegated'));
 
   const genesisAccounts: GenesisActor[] = [
-    ...accounts.map((owner): GenesisActor => ({ type: 'account', balance: accountBalance, owner })),
+    ...[...accounts, ...ethAccounts].map(
+      (owner): GenesisActor => ({ type: 'account', balance: accountBalance, owner }),
+    ),
     { type: 'account', balance: MINER_OWNER_BALANCE, owner: miner.owner },
   ];
   // Dated one epoch back, so round 1 is due as soon as the node runs: the first block then waits only
@@ -189,6 +204,7 @@ export async function createDevnet(
     sectorDirectory,
     beaconSeed: randomBytes(32),
     accounts,
+    ethAccounts,
   };
   writeDevnet(repoPath, info);
   return info;
@@ -204,29 +220,63 @@ export interface DevnetAccount {
   readonly isDefault: boolean;
 }
 
+/** A funded Ethereum account, as Anvil prints one. */
+export interface DevnetEthAccount {
+  /** The f410 address. */
+  readonly address: Address;
+  /** `0x…`, lower case. */
+  readonly ethAddress: string;
+  /** In the parent state of the head. */
+  readonly balance: bigint;
+  /** `0x…`: the raw private key, as MetaMask imports it (`ledger wallet import --format hex-eth` too). */
+  readonly privateKey: string;
+}
+
+/** The keys of `addresses` this repo's wallet holds, with their balances in the parent state of the head. */
+function heldAccounts(
+  addresses: readonly Address[],
+  chain: ChainStore,
+  wallet: Wallet,
+): Array<{ address: Address; balance: bigint; keyInfo: KeyInfoJson }> {
+  const tree = StateTree.load(chain.blockstore, chain.head().parentStateRoot);
+  return addresses
+    .filter((address) => wallet.has(address))
+    .map((address) => {
+      const id = tree.lookupId(address);
+      return {
+        address,
+        balance: id === undefined ? 0n : (tree.getActor(id)?.balance ?? 0n),
+        keyInfo: keyInfoToLotusJson(wallet.export(address)),
+      };
+    });
+}
+
 /**
  * The funded accounts whose keys this repo's wallet holds, with their balances now and their keys
  * (what `ledger devnet` prints). A repo that joined the devnet from a snapshot holds none of them.
  */
 export function devnetAccounts(info: DevnetInfo, chain: ChainStore, wallet: Wallet): DevnetAccount[] {
-  const tree = StateTree.load(chain.blockstore, chain.head().parentStateRoot);
   let defaultAddress: Address | undefined;
   try {
     defaultAddress = wallet.defaultAddress();
   } catch {
     defaultAddress = undefined;
   }
-  return info.accounts
-    .filter((address) => wallet.has(address))
-    .map((address) => {
-      const id = tree.lookupId(address);
-      const keyInfo = keyInfoToLotusJson(wallet.export(address));
-      return {
-        address,
-        balance: id === undefined ? 0n : (tree.getActor(id)?.balance ?? 0n),
-        keyInfo,
-        privateKey: toHex(new TextEncoder().encode(JSON.stringify(keyInfo))),
-        isDefault: defaultAddress?.equals(address) ?? false,
-      };
-    });
+  return heldAccounts(info.accounts, chain, wallet).map(({ address, balance, keyInfo }) => ({
+    address,
+    balance,
+    keyInfo,
+    privateKey: toHex(new TextEncoder().encode(JSON.stringify(keyInfo))),
+    isDefault: defaultAddress?.equals(address) ?? false,
+  }));
+}
+
+/** The funded Ethereum accounts whose keys this repo's wallet holds, as `devnetAccounts`. */
+export function devnetEthAccounts(info: DevnetInfo, chain: ChainStore, wallet: Wallet): DevnetEthAccount[] {
+  return heldAccounts(info.ethAccounts, chain, wallet).map(({ address, balance, keyInfo }) => ({
+    address,
+    ethAddress: ethAddressFromAddress(address),
+    balance,
+    privateKey: `0x${toHex(fromBase64(keyInfo.PrivateKey))}`,
+  }));
 }

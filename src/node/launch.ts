@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rpcUrl } from '../rpc/endpoint.js';
 import { LOG_LEVELS } from './config.js';
-import { devnetAccounts, hasDevnet, readDevnet } from './devnet.js';
+import { devnetAccounts, devnetEthAccounts, hasDevnet, readDevnet } from './devnet.js';
 import { ConfigError } from './errors.js';
 import type { CreateNodeOptions, Devnet, NodeHandle, StartDevnetOptions } from './library.js';
 import { createLogger } from './logger.js';
@@ -20,6 +20,7 @@ interface DevnetSettings {
   readonly blockDelaySecs: bigint;
   readonly mine: boolean;
   readonly accounts?: number;
+  readonly ethAccounts?: number;
   readonly accountBalance?: bigint;
 }
 
@@ -48,6 +49,7 @@ function devnetSettings(options: StartDevnetOptions): DevnetSettings {
   // The same bounds as `ledger devnet --block-time` and `--accounts`.
   checkInteger('blockTime', options.blockTime, 1, 3600);
   checkInteger('accounts', options.accounts, 1, 1000);
+  checkInteger('ethAccounts', options.ethAccounts, 0, 1000);
   checkInteger('port', options.port, 0, 65535);
   if (options.balance !== undefined && !(typeof options.balance === 'bigint' && options.balance > 0n)) {
     invalid('balance', 'a positive bigint of attoFIL (10n ** 18n is 1 FIL)', options.balance);
@@ -62,6 +64,7 @@ function devnetSettings(options: StartDevnetOptions): DevnetSettings {
           : NETWORK_PRESETS.devnet.blockDelaySecs,
     mine: options.mine ?? true,
     ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
+    ...(options.ethAccounts === undefined ? {} : { ethAccounts: options.ethAccounts }),
     ...(options.balance === undefined ? {} : { accountBalance: options.balance }),
   };
 }
@@ -130,11 +133,18 @@ export async function launchDevnet(options: StartDevnetOptions = {}): Promise<{ 
     privateKey: account.privateKey,
     balance: account.balance,
   }));
+  const ethAccounts = devnetEthAccounts(devnet, chain.chain, node.wallet).map((account) => ({
+    address: account.ethAddress,
+    filecoinAddress: account.address.toString('t'),
+    privateKey: account.privateKey,
+    balance: account.balance,
+  }));
   return {
     node,
     devnet: {
       ...handle,
       accounts,
+      ethAccounts,
       miner: { address: devnet.miner.toString('t'), worker: devnet.worker.toString('t') },
       networkName: devnet.networkName,
       blockTime: Number(devnet.blockDelaySecs),

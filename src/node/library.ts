@@ -53,7 +53,9 @@ export interface StartDevnetOptions {
   readonly blockTime?: number;
   /** Funded secp256k1 accounts created with the devnet. Default 10. */
   readonly accounts?: number;
-  /** The balance of each funded account, in attoFIL (1 FIL = 10n ** 18n). Default 10,000 FIL. */
+  /** Funded Ethereum accounts (EthAccounts at f410 addresses, keys in the wallet) created with the devnet. Default 10. */
+  readonly ethAccounts?: number;
+  /** The balance of each funded account, Filecoin and Ethereum, in attoFIL (1 FIL = 10n ** 18n). Default 10,000 FIL. */
   readonly balance?: bigint;
   /** Run the mining loop. Default true. */
   readonly mine?: boolean;
@@ -72,12 +74,25 @@ export interface DevnetAccountInfo {
   readonly balance: bigint;
 }
 
+export interface DevnetEthAccountInfo {
+  /** The `0x…` address (lower case). */
+  readonly address: string;
+  /** Its `t410f…` address. */
+  readonly filecoinAddress: string;
+  /** `0x…`, the raw private key: what MetaMask, ethers (`new Wallet(key)`) and viem import. */
+  readonly privateKey: string;
+  /** attoFIL (= wei), in the head's parent state at start. */
+  readonly balance: bigint;
+}
+
 export interface Devnet extends NodeHandle {
   /**
    * The funded accounts whose keys this repo holds (none in a repo imported from a snapshot), the
    * first one the wallet's default.
    */
   readonly accounts: readonly DevnetAccountInfo[];
+  /** The funded Ethereum accounts whose keys this repo holds, as Anvil lists them. */
+  readonly ethAccounts: readonly DevnetEthAccountInfo[];
   /** The storage miner (`t01000`) and its worker key's address (held by the node's wallet). */
   readonly miner: { readonly address: string; readonly worker: string };
   /** `localnet-<uuid>`. */

@@ -15,6 +15,7 @@ import { type ChainServices, openDevnetChain } from './chain-services.js';
 import { loadConfig, type NodeConfig } from './config.js';
 import type { DevnetOptions } from './devnet.js';
 import { hasDevnet } from './devnet.js';
+import type { EthServices } from './eth-services.js';
 import type { LocalMiners } from './local-miners.js';
 import { createLogger } from './logger.js';
 import type { Mining } from './mining.js';
@@ -125,6 +126,8 @@ export class LedgerNode {
   /** What `/debug/metrics` and `/health/*` serve; they stop listening to the node at stop. */
   readonly #metrics: NodeMetrics;
   readonly #health: NodeHealth;
+  /** The Ethereum hash indexer: stopped before the database closes. */
+  readonly #eth: EthServices | undefined;
   #stopping: Promise<void> | undefined;
   #markStopped: () => void = () => undefined;
 
@@ -141,6 +144,7 @@ export class LedgerNode {
     tokens: TokenAuthority;
     wallet: Wallet;
     net: NetworkServices | undefined;
+    eth: EthServices | undefined;
     metrics: NodeMetrics;
     health: NodeHealth;
   }) {
@@ -156,6 +160,7 @@ export class LedgerNode {
     this.tokens = parts.tokens;
     this.wallet = parts.wallet;
     this.net = parts.net;
+    this.#eth = parts.eth;
     this.#metrics = parts.metrics;
     this.#health = parts.health;
     this.stopped = new Promise((resolve) => {
@@ -173,6 +178,7 @@ export class LedgerNode {
     let miners: LocalMiners | undefined;
     let metrics: NodeMetrics | undefined;
     let health: NodeHealth | undefined;
+    let eth: EthServices | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
       const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
@@ -184,9 +190,14 @@ export class LedgerNode {
       setDefaultNetwork(NETWORK_PRESETS[network].addressNetwork);
 
       const keystore = new Keystore(repo.keystoreDirectory);
-      const wallet = new Wallet(keystore);
+      const wallet = new Wallet(keystore, { eip155ChainId: NETWORK_PRESETS[network].eip155ChainId });
       chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
       const mpool = chain === undefined ? undefined : await openMpool({ services: chain, wallet, logger });
+      // Before mining starts, so the indexer sees every head change from here on.
+      eth =
+        chain === undefined
+          ? undefined
+          : await (await import('./eth-services.js')).startEthServices({ services: chain, pool: mpool?.pool, logger });
       // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
       mining =
         chain === undefined
@@ -273,6 +284,7 @@ export class LedgerNode {
         ...(mining === undefined ? {} : { mining: mining.rpc }),
         ...(miners === undefined ? {} : { storage: miners }),
         ...(mpool === undefined ? {} : { mpool }),
+        ...(eth === undefined ? {} : { eth: eth.context }),
         ...(net === undefined ? {} : { net: { network: net.network, sync: net.sync } }),
       };
       const { NodeHealth, NodeMetrics, operationsRoutes } = await import('../metrics/index.js');
@@ -325,6 +337,7 @@ export class LedgerNode {
         tokens,
         wallet,
         net,
+        eth,
         metrics,
         health,
       });
@@ -332,6 +345,7 @@ export class LedgerNode {
     } catch (error) {
       await miners?.stop().catch(() => undefined);
       await net?.stop().catch(() => undefined);
+      eth?.stop();
       health?.close();
       metrics?.close();
       chain?.db.close();
@@ -353,6 +367,7 @@ export class LedgerNode {
         await this.chain?.chain.settled();
         await this.mpool?.pool.close();
       } finally {
+        this.#eth?.stop();
         this.#health.close();
         this.#metrics.close();
         this.chain?.db.close();

@@ -88,7 +88,7 @@ export function renderApiMarkdown(methods: readonly RpcMethod[], lotus: LotusMet
       '`xrpc.ch.val` notifications `[chanId, value]`, `xrpc.ch.close` `[chanId]` ends it, and `xrpc.cancel` `[requestId]` cancels it ' +
       '([docs/websocket.md](websocket.md)). ' +
       `Every method is served as \`${primary}.<Name>\` and, for stock Lotus clients, ` +
-      `as \`${alias}.<Name>\`. Parameters are positional and all required (send \`null\` where a value may be unset), except a trailing \`miner\` that ledger-node adds to a Lotus storage method: a Lotus client leaves it out. ` +
+      `as \`${alias}.<Name>\`. Parameters are positional and all required (send \`null\` where a value may be unset), except a trailing \`miner\` that ledger-node adds to a Lotus storage method (a Lotus client leaves it out) and the optional last parameters of Lotus's Ethereum methods (\`EthEstimateGas\`, \`EthFeeHistory\`, \`FilecoinAddressToEthAddress\`). ` +
       'The full schemas are in the OpenRPC document that `rpc.discover` returns.',
     '',
     `Permissions: ${PERMISSIONS.map((p) => `\`${p}\``).join(' < ')}. A call without a token has \`read\`; a token ` +

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChainStore, TipSetStates } from '../chain/index.js';
+import type { EthIndex } from '../db/index.js';
 import type { BlockTemplate, MiningBaseInfoJson, SealingSector } from '../miner/index.js';
 import type { WindowPostStatus } from '../miner/window-post/index.js';
 import type { GasEstimator, MessagePool, MessageSigner } from '../mpool/index.js';
@@ -112,6 +113,14 @@ export interface NetContext {
   readonly sync: SyncManager;
 }
 
+/**
+ * The Ethereum JSON-RPC's hash index (src/db `EthIndex`), which src/node keeps up to date from the
+ * message pool and head changes: the eth_* methods find transactions and blocks by hash there.
+ */
+export interface EthContext {
+  readonly index: EthIndex;
+}
+
 export interface RpcContext {
   readonly node: NodeInfo;
   readonly wallet: Wallet;
@@ -126,6 +135,8 @@ export interface RpcContext {
   readonly mpool?: MpoolContext;
   /** Absent without a chain, like `chain`. */
   readonly net?: NetContext;
+  /** Absent without a chain, like `chain`. */
+  readonly eth?: EthContext;
   /** Absent where no node process stands behind the server (tests of the RPC layer). */
   readonly shutdown?: ShutdownContext;
   /** Absent where no node process stands behind the server, like `shutdown`. */
@@ -144,6 +155,7 @@ export const SERVICES = {
   storage: 'a storage miner',
   shutdown: 'stopping the node',
   logs: 'run-time log levels',
+  eth: 'the Ethereum hash index',
 } as const satisfies { readonly [K in keyof RpcContext as undefined extends RpcContext[K] ? K : never]-?: string };
 export type Service = keyof typeof SERVICES;
 

@@ -17,6 +17,7 @@ export {
 export { type LedgerApi, ledgerApi, RpcClient, type RpcClientOptions } from './client.js';
 export {
   type ChainContext,
+  type EthContext,
   type LocalMinerStatus,
   type LogContext,
   type MiningContext,

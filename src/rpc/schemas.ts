@@ -19,8 +19,8 @@ export {
 export const keyTypeSchema = {
   title: 'KeyType',
   oneOf: [
-    { type: 'string', enum: ['secp256k1', 'bls'] },
-    { type: 'integer', enum: [1, 2], description: 'deprecated: 1 secp256k1, 2 BLS' },
+    { type: 'string', enum: ['secp256k1', 'bls', 'delegated'] },
+    { type: 'integer', enum: [1, 2, 3], description: 'deprecated: 1 secp256k1, 2 BLS, 3 delegated' },
   ],
 } as const;
 
@@ -28,8 +28,11 @@ export const keyInfoSchema = {
   title: 'KeyInfo',
   type: 'object',
   properties: {
-    Type: { type: 'string', enum: ['secp256k1', 'bls'] },
-    PrivateKey: { ...bytesSchema, description: '32 bytes: big-endian for secp256k1, little-endian for BLS' },
+    Type: { type: 'string', enum: ['secp256k1', 'bls', 'delegated'] },
+    PrivateKey: {
+      ...bytesSchema,
+      description: '32 bytes: big-endian for secp256k1 and delegated (an Ethereum key), little-endian for BLS',
+    },
   },
   required: ['Type', 'PrivateKey'],
 } as const;

@@ -6,8 +6,10 @@ export const WalletErrorCode = {
   KeyNotFound: 'ERR_KEY_NOT_FOUND',
   /** A key of that name exists already (Lotus `ErrKeyExists`). */
   KeyExists: 'ERR_KEY_EXISTS',
-  /** A key type this node cannot hold (`delegated`, `secp256k1-ledger`). */
+  /** A key type this node cannot hold (`secp256k1-ledger`). */
   UnsupportedKeyType: 'ERR_UNSUPPORTED_KEY_TYPE',
+  /** A delegated key cannot sign this message: it has no Ethereum transaction form, or the chain id is unknown. */
+  CannotSign: 'ERR_CANNOT_SIGN',
   /** The private key bytes do not make a key of their type. */
   InvalidKey: 'ERR_INVALID_KEY',
   /** A keystore file is readable by others, or unreadable, or not a KeyInfo. */

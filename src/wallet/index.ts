@@ -3,4 +3,4 @@ export { type KeyInfo, type KeyInfoJson, keyInfoFromLotusJson, keyInfoToLotusJso
 export { KEY_TYPES, KeyType, keyTypeFromLotusJson, signatureTypeOf } from './key-type.js';
 export { generateKey, keyFromKeyInfo, signWithKey, verifySignature, type WalletKey } from './keys.js';
 export { Keystore, type StoredKey } from './keystore.js';
-export { Wallet } from './wallet.js';
+export { Wallet, type WalletOptions } from './wallet.js';

@@ -1,6 +1,7 @@
 /**
- * Lotus `types.KeyInfo`: `{"Type": "secp256k1" | "bls", "PrivateKey": base64}`, the format of
- * WalletExport/WalletImport and of keystore files. secp256k1 private keys are 32 big-endian bytes;
+ * Lotus `types.KeyInfo`: `{"Type": "secp256k1" | "bls" | "delegated", "PrivateKey": base64}`, the
+ * format of WalletExport/WalletImport and of keystore files. secp256k1 and delegated private keys are
+ * 32 big-endian bytes (a delegated key is the Ethereum private key, as MetaMask shows it in hex);
  * BLS private keys 32 little-endian bytes (filecoin-ffi's order), as Lotus stores them.
  */
 import { JsonDecodeError, jsonField, readJsonBytes, readJsonObject } from '../types/index.js';

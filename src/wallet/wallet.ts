@@ -3,19 +3,24 @@
  * works unchanged: keys are stored as `wallet-<address>` (the address written with the network
  * char in force), the default key as a copy under `default`, and a deleted key is kept as
  * `trash-<address>` until removed by hand. The first key ever created becomes the default.
+ * A message from a delegated (f410) key is signed as the EIP-1559 transaction it stands for, with
+ * the network's EIP-155 chain id (filecoin-project/lotus `chain/messagesigner`, `SigningBytes`).
  */
+import { CryptoError } from '../crypto/index.js';
 import {
   Address,
+  EthTransactionError,
   getDefaultNetwork,
   type Message,
   messageSigningBytes,
   type Network,
   type Signature,
   type SignedMessage,
+  signDelegatedMessage,
 } from '../types/index.js';
 import { KEY_INFO_NOT_FOUND, WalletError, WalletErrorCode } from './errors.js';
 import type { KeyInfo } from './key-info.js';
-import { KEY_TYPES, type KeyType } from './key-type.js';
+import { KEY_TYPES, KeyType } from './key-type.js';
 import { generateKey, keyFromKeyInfo, signWithKey, type WalletKey } from './keys.js';
 import type { Keystore, StoredKey } from './keystore.js';
 
@@ -43,11 +48,18 @@ function toKeyInfo(stored: StoredKey, name: string): KeyInfo {
   return { type: stored.type as KeyType, privateKey: stored.privateKey };
 }
 
+export interface WalletOptions {
+  /** The network's EIP-155 chain id, which delegated keys sign messages for (params `eip155ChainId`). */
+  readonly eip155ChainId?: number | undefined;
+}
+
 export class Wallet {
   readonly #keystore: Keystore;
+  readonly #eip155ChainId: number | undefined;
 
-  constructor(keystore: Keystore) {
+  constructor(keystore: Keystore, options: WalletOptions = {}) {
     this.#keystore = keystore;
+    this.#eip155ChainId = options.eip155ChainId;
   }
 
   /** Generates and stores a key; it becomes the default if there is none yet. */
@@ -103,18 +115,40 @@ export class Wallet {
     this.#keystore.put(DEFAULT_NAME, key.keyInfo);
   }
 
-  /** Signs raw bytes: secp256k1 over their blake2b-256, BLS over the bytes themselves. */
+  /**
+   * Signs raw bytes: secp256k1 over their blake2b-256, BLS over the bytes themselves, delegated
+   * over their keccak-256.
+   */
   sign(address: Address, data: Uint8Array): Signature {
-    const key = this.#find(address);
-    if (key === undefined) {
-      throw new WalletError(WalletErrorCode.KeyNotFound, `signing using key '${address}': ${KEY_INFO_NOT_FOUND}`);
-    }
-    return signWithKey(key, data);
+    return signWithKey(this.#signingKey(address), data);
   }
 
-  /** Signs a message's CID bytes with the key of `address`; nonce and gas are left as they are. */
+  /**
+   * Signs a message with the key of `address`; nonce and gas are left as they are. secp256k1 and
+   * BLS keys sign its CID bytes, a delegated key the EIP-1559 transaction the message converts to
+   * (only InvokeContract or CreateExternal messages from its f410 address convert).
+   */
   signMessage(address: Address, message: Message): SignedMessage {
-    return { message, signature: this.sign(address, messageSigningBytes(message)) };
+    const key = this.#signingKey(address);
+    if (key.keyInfo.type !== KeyType.Delegated) {
+      return { message, signature: signWithKey(key, messageSigningBytes(message)) };
+    }
+    if (this.#eip155ChainId === undefined) {
+      throw new WalletError(
+        WalletErrorCode.CannotSign,
+        `signing a message from ${address}: this wallet does not know the network's EIP-155 chain id`,
+      );
+    }
+    try {
+      return { message, signature: signDelegatedMessage(key.keyInfo.privateKey, message, this.#eip155ChainId) };
+    } catch (error) {
+      if (!(error instanceof CryptoError || error instanceof EthTransactionError)) throw error;
+      throw new WalletError(
+        WalletErrorCode.CannotSign,
+        `signing a message from ${address} as an Ethereum transaction: ${error.message}`,
+        { cause: error },
+      );
+    }
   }
 
   export(address: Address): KeyInfo {
@@ -153,6 +187,14 @@ export class Wallet {
     if (stored !== undefined && keyFromKeyInfo(toKeyInfo(stored, DEFAULT_NAME)).address.equals(key.address)) {
       this.#keystore.delete(DEFAULT_NAME);
     }
+  }
+
+  #signingKey(address: Address): WalletKey {
+    const key = this.#find(address);
+    if (key === undefined) {
+      throw new WalletError(WalletErrorCode.KeyNotFound, `signing using key '${address}': ${KEY_INFO_NOT_FOUND}`);
+    }
+    return key;
   }
 
   #find(address: Address): WalletKey | undefined {

@@ -1,7 +1,7 @@
 /**
  * `ledger devnet` as a user runs it (the built binary, dist/ from `npm run build:ts`), on a
  * temporary LEDGER_PATH: the Anvil-style banner (RPC URL, token, funded accounts with balances and
- * importable private keys), then `ledger chain head`, `chain get-tipset` and `wallet balance`
+ * importable private keys, Ethereum accounts with their 0x and f410 addresses and raw keys), then `ledger chain head`, `chain get-tipset` and `wallet balance`
  * against it, and a restart that resumes the same devnet. Mining is off (`--no-mine`) so the chain
  * stays at genesis and every answer is known; mining is covered by devnet.test.ts.
  */
@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { computeAddress } from 'ethers';
+import { Address, ethAddressFromAddress } from '../../src/types/index.js';
 import { keyInfoFromLotusJson } from '../../src/wallet/index.js';
 import { keyFromKeyInfo } from '../../src/wallet/keys.js';
 import { LEDGER_BIN, type LedgerRun, runLedger } from '../helpers/ledger-cli.js';
@@ -24,9 +26,13 @@ function run(args: string[]): Promise<LedgerRun> {
 /** Starts `ledger devnet` and resolves with its banner once it printed "Ready". */
 function startDevnet(): Promise<{ child: ChildProcess; banner: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LEDGER_BIN, 'devnet', '--api', '0', '--no-mine', '--accounts', '3'], {
-      env: { ...process.env, LEDGER_PATH: repo },
-    });
+    const child = spawn(
+      process.execPath,
+      [LEDGER_BIN, 'devnet', '--api', '0', '--no-mine', '--accounts', '3', '--eth-accounts', '2'],
+      {
+        env: { ...process.env, LEDGER_PATH: repo },
+      },
+    );
     let banner = '';
     let log = '';
     child.stdout?.on('data', (chunk) => {
@@ -78,6 +84,18 @@ test('ledger devnet prints the RPC URL, token and funded accounts; chain and wal
       expect(keyFromKeyInfo(keyInfo).address.toString('t')).toBe(accounts[i]);
     });
     expect(banner).toMatch(/t01000 \(worker t3/);
+    // Ethereum accounts as Anvil prints them: 0x address, f410 address, balance; then raw 0x keys.
+    expect(banner).toContain('Ethereum Accounts (chain id 31415926)');
+    const ethAccounts = [...banner.matchAll(/^\((\d)\) (0x[0-9a-f]{40}) (t410f[a-z2-7]{39}) \(10000 FIL\)$/gm)];
+    expect(ethAccounts).toHaveLength(2);
+    const ethKeys = [...banner.matchAll(/^\((\d)\) (0x[0-9a-f]{64})$/gm)].map((m) => m[2] as string);
+    expect(ethKeys).toHaveLength(2);
+    ethAccounts.forEach(([, , ethAddress, filecoinAddress], i) => {
+      expect(ethAddressFromAddress(Address.fromString(filecoinAddress as string))).toBe(ethAddress);
+      expect(computeAddress(ethKeys[i] as string).toLowerCase()).toBe(ethAddress);
+    });
+    const ethAccount = ethAccounts[0]?.[3] as string;
+    expect((await run(['wallet', 'balance', ethAccount])).stdout).toBe('10000 FIL\n');
 
     const head = await run(['chain', 'head']);
     expect(head.code).toBe(0);

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
+import { startEthServices } from '../../src/node/eth-services.js';
 import { openMpool } from '../../src/node/mpool-services.js';
 import {
   generateJwtSecret,
@@ -49,6 +50,8 @@ export interface ChainServerOptions {
   readonly mpool?: boolean;
   /** WebSocket keepalive and per-connection limits (the server's defaults otherwise). */
   readonly webSocket?: RpcServerOptions['webSocket'];
+  /** The Ethereum hash index and its indexer (following the chain and the pool), as a node runs them; none by default. */
+  readonly eth?: boolean;
 }
 
 export async function startChainServer(options: ChainServerOptions = {}): Promise<ChainServer> {
@@ -65,6 +68,14 @@ export async function startChainServer(options: ChainServerOptions = {}): Promis
           logger: pino({ level: 'silent' }),
         })
       : undefined;
+  const eth =
+    options.eth === true
+      ? await startEthServices({
+          services: { db: t.db, chain: t.chain, params: t.chain.params },
+          pool: mpool?.pool,
+          logger: pino({ level: 'silent' }),
+        })
+      : undefined;
   const server = await RpcServer.start({
     context: {
       node: startingNodeInfo('0.1.0+devnet', 4),
@@ -73,6 +84,7 @@ export async function startChainServer(options: ChainServerOptions = {}): Promis
       chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
       ...(options.storage === undefined ? {} : { storage: options.storage }),
       ...(mpool === undefined ? {} : { mpool }),
+      ...(eth === undefined ? {} : { eth: eth.context }),
     },
     logger: options.logger ?? pino({ level: 'silent' }),
     host: '127.0.0.1',
@@ -91,6 +103,7 @@ export async function startChainServer(options: ChainServerOptions = {}): Promis
     url: (apiVersion = 1) => `http://127.0.0.1:${server.port}/rpc/v${apiVersion}`,
     close: async () => {
       await server.close();
+      eth?.stop();
       await mpool?.pool.close();
       t.close();
       rmSync(directory, { recursive: true, force: true });

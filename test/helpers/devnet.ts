@@ -33,6 +33,8 @@ export interface StartDevnetOptions {
   readonly mine?: boolean;
   /** Funded secp256k1 accounts (default 10). */
   readonly accounts?: number;
+  /** Funded Ethereum accounts (default 10). */
+  readonly ethAccounts?: number;
   /** attoFIL per funded account (default 10,000 FIL). */
   readonly accountBalance?: bigint;
   /** A pino level for the node's log on stderr (default silent; `LEDGER_TEST_LOG=debug` overrides). */
@@ -62,6 +64,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       blockTime: Math.max(1, Math.ceil((options.blockTimeMs ?? 4000) / 1000)),
       mine: options.mine ?? true,
       ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
+      ...(options.ethAccounts === undefined ? {} : { ethAccounts: options.ethAccounts }),
       ...(options.accountBalance === undefined ? {} : { balance: options.accountBalance }),
       logLevel: (process.env.LEDGER_TEST_LOG as LogLevel | undefined) ?? options.logLevel ?? 'silent',
     });

@@ -5,10 +5,10 @@
  */
 import * as dagCbor from '@ipld/dag-cbor';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { buildSendMessage, INVOKE_CONTRACT_METHOD, parseSendTarget } from '../../src/cli/commands/send.js';
+import { buildSendMessage, parseSendTarget } from '../../src/cli/commands/send.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { RpcClient } from '../../src/rpc/client.js';
-import { Address, addressFromEthAddress } from '../../src/types/index.js';
+import { Address, addressFromEthAddress, INVOKE_CONTRACT_METHOD } from '../../src/types/index.js';
 import { fromBase64 } from '../../src/utils/bytes.js';
 import type { Devnet } from '../helpers/devnet.js';
 import { multisigExecJson } from '../helpers/multisig-exec.js';

@@ -3,11 +3,13 @@
  * chain's `senders`, 1000 FIL each) and POOR, a pool opened on it as the node opens it, and
  * transfers with ample gas, and the MpoolPushMessage signer over that pool.
  */
+import { expect } from '@jest/globals';
 import {
   GasEstimator,
   type MessagePool,
   type MessagePoolOptions,
   MessageSigner,
+  MpoolError,
   mpoolChainOf,
   MessagePool as Pool,
 } from '../../src/mpool/index.js';
@@ -96,4 +98,15 @@ export function transfer(key: SecpKey, nonce: bigint, fields: Partial<Message> =
 
 export function cidOf(signed: SignedMessage): string {
   return signedMessageCid(signed).toString();
+}
+
+/** The MpoolError a refused push rejects with; fails when the pool accepts the message. */
+export async function refusal(promise: Promise<unknown>): Promise<MpoolError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(MpoolError);
+    return error as MpoolError;
+  }
+  throw new Error('the pool accepted the message');
 }

@@ -3,7 +3,7 @@ import {
   DEFAULT_MPOOL_CONFIG,
   gossipVerdict,
   type MessagePool,
-  MpoolError,
+  type MpoolError,
   MpoolErrorCode,
   MpoolUpdateType,
   minimumReplacementPremium,
@@ -13,7 +13,7 @@ import { FIL, PARAMS } from '../helpers/genesis.js';
 import { keys, secpKey } from '../helpers/keys.js';
 import { signSecp } from '../helpers/messages.js';
 import type { TestChain } from '../helpers/test-chain.js';
-import { cidOf, createTestChain, openPool, POOR, transfer } from './harness.js';
+import { cidOf, createTestChain, openPool, POOR, refusal, transfer } from './harness.js';
 
 let t: TestChain;
 let pool: MessagePool;
@@ -28,16 +28,6 @@ afterEach(async () => {
   t.close();
   t.remove();
 });
-
-async function refusal(promise: Promise<unknown>): Promise<MpoolError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(MpoolError);
-    return error as MpoolError;
-  }
-  throw new Error('the pool accepted the message');
-}
 
 const sender = () => t.senders[0]!;
 

@@ -11,7 +11,7 @@ import { readDevnet } from '../../src/node/devnet.js';
 import { startDevnet } from '../helpers/devnet.js';
 
 test('a new devnet records itself, exports its genesis, pre-seals sectors and fills the wallet', async () => {
-  const devnet = await startDevnet({ mine: false, accounts: 2, keepRepo: true });
+  const devnet = await startDevnet({ mine: false, accounts: 2, ethAccounts: 1, keepRepo: true });
   const { repoPath } = devnet;
   try {
     const info = readDevnet(repoPath);
@@ -20,8 +20,10 @@ test('a new devnet records itself, exports its genesis, pre-seals sectors and fi
     expect(info.miner.toString()).toBe('t01000');
     expect(info.blockDelaySecs).toBe(4n);
     expect(info.accounts).toHaveLength(2);
+    expect(info.ethAccounts).toHaveLength(1);
     const json = JSON.parse(readFileSync(join(repoPath, 'devnet.json'), 'utf8'));
     expect(json.SectorDirectory).toBe('sectors');
+    expect(json.EthAccounts).toEqual([info.ethAccounts[0]!.toString('t')]);
     expect(existsSync(join(repoPath, 'sectors', 'pre-seal-t01000.json'))).toBe(true);
 
     const { roots, blockCount } = await importCar(
@@ -34,7 +36,9 @@ test('a new devnet records itself, exports its genesis, pre-seals sectors and fi
     const { wallet } = devnet.node;
     expect(wallet.defaultAddress().equals(info.accounts[0]!)).toBe(true);
     expect(wallet.has(info.worker)).toBe(true);
-    expect(wallet.list()).toHaveLength(3);
+    expect(wallet.has(info.ethAccounts[0]!)).toBe(true);
+    // Two accounts, the worker and the Ethereum account.
+    expect(wallet.list()).toHaveLength(4);
   } finally {
     await devnet.stop();
   }

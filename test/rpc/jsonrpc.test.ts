@@ -306,12 +306,12 @@ describe('protocol errors (HTTP 200, standard codes)', () => {
       'address: invalid address checksum',
     ],
     ['bytes that are not base64', 'Ledger.WalletSign', ['t01', '***'], 'data: expected a base64 string, got "***"'],
-    ['an unknown key type', 'Ledger.WalletNew', ['ed25519'], 'keyType: expected "secp256k1" or "bls"'],
+    ['an unknown key type', 'Ledger.WalletNew', ['ed25519'], 'keyType: expected "secp256k1", "bls" or "delegated"'],
     [
       'a key type Lotus has but this node does not',
       'Ledger.WalletNew',
-      ['delegated'],
-      'keyType: key type "delegated" is not supported',
+      ['secp256k1-ledger'],
+      'keyType: key type "secp256k1-ledger" is not supported',
     ],
     [
       'a message field of the wrong type',

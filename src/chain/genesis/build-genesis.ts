@@ -2,7 +2,9 @@
  * Builds the genesis state and block from a template (filecoin-project/lotus
  * `chain/gen/genesis/genesis.go` and `miners.go`). Singleton actors are constructed by their
  * constructors, run as implicit messages from the system actor; accounts are created the way a
- * first transfer creates them (IDs from f0100 in template order, multisig signers included),
+ * first transfer creates them (IDs from f0100 in template order, multisig signers included; an
+ * f410 owner gets an EthAccount holding its delegated address, as Lotus places its genesis
+ * EthAccount in `chain/gen/genesis/genesis_eth.go`),
  * multisigs through Init.Exec after them, and miners (from f01000) through Power.CreateMiner with
  * their pre-sealed sectors activated by the miner's InternalSectorSetupForPreseal. Genesis is where
  * tokens come from: each balance is minted into the actor that holds it, and the remainder account
@@ -40,6 +42,7 @@ import {
   decodeCbor,
   encodeBlockHeader,
   encodeCbor,
+  isEthAddress,
   type Message,
   txMetaToCborNode,
 } from '../../types/index.js';
@@ -213,12 +216,21 @@ class GenesisBuilder {
     return multisigs;
   }
 
-  /** A key address's account, created as a first transfer would create it. */
+  /**
+   * A key address's account, created as a first transfer would create it. A transfer to an f410
+   * address makes a placeholder (mapped in Init's address map, the f410 as its delegated address),
+   * which becomes an EthAccount here rather than on its first message.
+   */
   #ensureAccount(owner: Address): bigint {
     const existing = this.#tree.lookupId(owner);
     if (existing !== undefined) return existing;
     this.#implicit(SYSTEM_ACTOR_ID, owner, METHOD_SEND, null, 0n, `creating the account of ${owner}`);
-    return this.#tree.lookupId(owner)!;
+    const id = this.#tree.lookupId(owner)!;
+    if (isEthAddress(owner)) {
+      const placeholder = this.#tree.requireActor(id, 'genesis');
+      this.#tree.setActor(id, { ...placeholder, code: ACTOR_CODES.ethaccount });
+    }
+    return id;
   }
 
   #createMultisig(multisig: GenesisMultisig): void {

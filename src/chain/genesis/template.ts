@@ -26,7 +26,10 @@ import { GenesisError } from './errors.js';
 export interface GenesisAccount {
   readonly type: 'account';
   readonly balance: bigint;
-  /** An f1 or f3 key address. */
+  /**
+   * An f1 or f3 key address, or an f410 Ethereum address, which gets an EthAccount (Lotus would make
+   * an account actor holding the f410; an EthAccount is what a MetaMask key's first message makes).
+   */
   readonly owner: Address;
 }
 

@@ -1,13 +1,14 @@
 /**
  * `ledger devnet` (and `npm start`): a local chain in one command, as Anvil gives Ethereum
  * developers. The first run creates the devnet in the repo — proof parameters if the cache lacks
- * them (with a progress bar), funded accounts whose keys go into the node's wallet, miner t01000
- * with pre-sealed 2 KiB sectors, the genesis — then it starts the node, the RPC server and the
- * miner and prints what a developer needs: the RPC URL, an admin token, the accounts with their
- * balances and private keys. Later runs resume the same chain from disk.
+ * them (with a progress bar), funded Filecoin and Ethereum accounts whose keys go into the node's
+ * wallet, miner t01000 with pre-sealed 2 KiB sectors, the genesis — then it starts the node, the RPC
+ * server and the miner and prints what a developer needs: the RPC URL, an admin token, the accounts
+ * with their balances and private keys (the Ethereum ones as Anvil prints them). Later runs resume
+ * the same chain from disk.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { DevnetAccount } from '../../node/devnet.js';
+import type { DevnetAccount, DevnetEthAccount } from '../../node/devnet.js';
 import type { LedgerNode } from '../../node/index.js';
 import type { ParameterProgress } from '../../proofs/index.js';
 import { rpcUrl } from '../../rpc/endpoint.js';
@@ -20,6 +21,7 @@ interface DevnetCommandOptions {
   api: number;
   blockTime: number;
   accounts: number;
+  ethAccounts: number;
   balance: bigint;
   mine: boolean;
 }
@@ -69,9 +71,15 @@ export function devnetCommand(): Command {
       4,
     )
     .option('--accounts <n>', 'funded accounts to create on first run', integerParser('--accounts', 1, 1000), 10)
+    .option(
+      '--eth-accounts <n>',
+      'funded Ethereum accounts (f410 EthAccounts) to create on first run',
+      integerParser('--eth-accounts', 0, 1000),
+      10,
+    )
     .addOption(
       // A bigint default needs its own description: commander prints defaults with JSON.stringify.
-      new Option('--balance <FIL>', 'balance of each funded account on first run')
+      new Option('--balance <FIL>', 'balance of each funded account (Filecoin and Ethereum) on first run')
         .argParser(balanceParser)
         .default(10_000n * FILECOIN_PRECISION, '10000 FIL'),
     )
@@ -85,7 +93,7 @@ export function devnetCommand(): Command {
       }
       // Loaded here, not at the top: the node stack would slow down every other command's start.
       const { defaultRepoPath, LedgerNode, stopOnSignal } = await import('../../node/index.js');
-      const { devnetAccounts } = await import('../../node/devnet.js');
+      const { devnetAccounts, devnetEthAccounts } = await import('../../node/devnet.js');
       const repoPath = command.optsWithGlobals<GlobalOptions>().repo ?? defaultRepoPath();
       const parameters = parameterProgress();
       const started = performance.now();
@@ -97,6 +105,7 @@ export function devnetCommand(): Command {
           devnet: {
             blockDelaySecs: BigInt(options.blockTime),
             accounts: options.accounts,
+            ethAccounts: options.ethAccounts,
             accountBalance: options.balance,
             mine: options.mine,
             onParameters: parameters.onProgress,
@@ -106,12 +115,19 @@ export function devnetCommand(): Command {
         parameters.stop();
       }
       const accounts = node.chain === undefined ? [] : devnetAccounts(node.chain.devnet, node.chain.chain, node.wallet);
-      printBanner(node, accounts, performance.now() - started);
+      const ethAccounts =
+        node.chain === undefined ? [] : devnetEthAccounts(node.chain.devnet, node.chain.chain, node.wallet);
+      printBanner(node, accounts, ethAccounts, performance.now() - started);
       await stopOnSignal(node);
     });
 }
 
-function printBanner(node: LedgerNode, accounts: readonly DevnetAccount[], startMs: number): void {
+function printBanner(
+  node: LedgerNode,
+  accounts: readonly DevnetAccount[],
+  ethAccounts: readonly DevnetEthAccount[],
+  startMs: number,
+): void {
   const chain = node.chain;
   if (chain === undefined) return;
   const { devnet } = chain;
@@ -131,6 +147,20 @@ function printBanner(node: LedgerNode, accounts: readonly DevnetAccount[], start
   out.push('', 'Private Keys (Lotus KeyInfo, hex: `ledger wallet import` / `lotus wallet import` read it)', rule);
   for (const [i, a] of accounts.entries()) {
     out.push(`(${i}) ${a.privateKey}`);
+  }
+  if (ethAccounts.length > 0) {
+    out.push('', `Ethereum Accounts (chain id ${chain.params.eip155ChainId})`, rule);
+    for (const [i, a] of ethAccounts.entries()) {
+      out.push(`(${i}) ${a.ethAddress} ${a.address} (${formatFil(a.balance)})`);
+    }
+    out.push(
+      '',
+      'Ethereum Private Keys (MetaMask imports them; so does `ledger wallet import --format hex-eth`)',
+      rule,
+    );
+    for (const [i, a] of ethAccounts.entries()) {
+      out.push(`(${i}) ${a.privateKey}`);
+    }
   }
   out.push('', 'These keys are for this local devnet only: never send real funds to them.', '');
   out.push(

@@ -17,6 +17,9 @@ import {
   Address,
   AddressProtocol,
   addressFromEthAddress,
+  CREATE_EXTERNAL_METHOD,
+  EAM_ADDRESS,
+  INVOKE_CONTRACT_METHOD,
   type Message,
   messageToLotusJson,
   parseFil,
@@ -28,11 +31,6 @@ import { fromHex } from '../../utils/bytes.js';
 import { encodeParamsFromJson, ParamsJsonError } from '../../vm/index.js';
 import { connectToNode, globalOptions } from '../node-connection.js';
 
-/** FRC-42 method number of `InvokeEVM`: what a transfer to an Ethereum address calls. */
-export const INVOKE_CONTRACT_METHOD = 3844450837n;
-/** EAM `CreateExternal`: what a message to the EAM actor (f010) calls. */
-const CREATE_EXTERNAL_METHOD = 4n;
-const EAM_ADDRESS = Address.newId(10n);
 /** The Ethereum address manager's namespace in f4 addresses. */
 const EAM_NAMESPACE = 10;
 

@@ -21,6 +21,8 @@ import { renderTable } from '../table.js';
 
 const KEY_FORMATS = ['hex-lotus', 'json-lotus', 'hex-eth'] as const;
 type KeyFormat = (typeof KEY_FORMATS)[number];
+/** The key types a raw (hex-eth) secp256k1 private key can be: an Ethereum (f410) key or an f1 key. */
+const ETH_KEY_TYPES: readonly KeyType[] = [KeyType.Delegated, KeyType.Secp256k1];
 
 /** FRC-0102: what `wallet sign` and `wallet verify` wrap the bytes in unless `--raw`. */
 export function frc0102Envelope(message: Uint8Array): Uint8Array {
@@ -39,8 +41,8 @@ function encodeKeyInfo(keyInfo: KeyInfo, format: KeyFormat): string {
     case 'json-lotus':
       return json;
     case 'hex-eth':
-      if (keyInfo.type !== KeyType.Secp256k1) {
-        throw new InvalidArgumentError(`hex-eth format requires a secp256k1 key, got: ${keyInfo.type}`);
+      if (!ETH_KEY_TYPES.includes(keyInfo.type)) {
+        throw new InvalidArgumentError(`hex-eth format requires a secp256k1 or delegated key, got: ${keyInfo.type}`);
       }
       return `0x${toHex(keyInfo.privateKey)}`;
   }
@@ -90,7 +92,12 @@ export function walletCommand(): Command {
   wallet
     .command('new')
     .description('Generate a new key of the given type (default secp256k1) and print its address')
-    .argument('[type]', 'bls or secp256k1', choiceParser([KeyType.BLS, KeyType.Secp256k1]), KeyType.Secp256k1)
+    .argument(
+      '[type]',
+      'bls, secp256k1 or delegated (an Ethereum key: its address is f410f…)',
+      choiceParser([KeyType.BLS, KeyType.Secp256k1, KeyType.Delegated]),
+      KeyType.Secp256k1,
+    )
     .action(async (type: KeyType, _options, command: Command) => {
       const api = await connectToNode(globalOptions(command));
       const address = await api.WalletNew(type);
@@ -144,7 +151,10 @@ export function walletCommand(): Command {
     .description("Print an address's private key (keep the output secret)")
     .argument('<address>', 'an address of the wallet', parseAddressArgument)
     .addOption(
-      new Option('--format <format>', 'hex-lotus (hex of the KeyInfo JSON), json-lotus, or hex-eth (secp256k1 only)')
+      new Option(
+        '--format <format>',
+        'hex-lotus (hex of the KeyInfo JSON), json-lotus, or hex-eth (0x… raw private key, as MetaMask shows it; secp256k1 and delegated keys)',
+      )
         .choices(KEY_FORMATS)
         .default('hex-lotus'),
     )
@@ -159,12 +169,17 @@ export function walletCommand(): Command {
     .description('Import a private key from a file, or from standard input')
     .argument('[path]', 'file holding the key; standard input when absent or -')
     .addOption(
-      new Option('--format <format>', 'hex-lotus (hex of the KeyInfo JSON), json-lotus, or hex-eth (raw hex key)')
+      new Option(
+        '--format <format>',
+        'hex-lotus (hex of the KeyInfo JSON), json-lotus, or hex-eth (a raw private key in hex, 0x optional, as MetaMask exports it)',
+      )
         .choices(KEY_FORMATS)
         .default('hex-lotus'),
     )
     .addOption(
-      new Option('--type <type>', 'key type of a hex-eth key').choices([KeyType.Secp256k1]).default('secp256k1'),
+      new Option('--type <type>', 'key type of a hex-eth key: delegated (an f410 Ethereum account) or secp256k1 (f1)')
+        .choices(ETH_KEY_TYPES)
+        .default(KeyType.Delegated),
     )
     .option('--as-default', 'make the imported key the default')
     .action(

@@ -16,7 +16,8 @@ import { declareMpoolChainMethod as declareGasMethod, sendSpecParam } from './mp
 const OUT_OF_GAS_CODE = 2;
 const EXECUTION_REVERTED_CODE = 3;
 
-async function mapped<T>(run: () => Promise<T>): Promise<T> {
+/** Runs a gas estimation with its failures as Lotus's JSON-RPC errors (codes 2 and 3). */
+export async function mapped<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

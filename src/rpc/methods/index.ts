@@ -4,6 +4,8 @@ import { authMethods } from './auth.js';
 import { chainMethods } from './chain.js';
 import { chainObjectMethods } from './chain-objects.js';
 import { commonMethods } from './common.js';
+import { ethMethods } from './eth.js';
+import { ethTransactionMethods } from './eth-transactions.js';
 import { gasMethods } from './gas.js';
 import { logMethods } from './log.js';
 import { minerMethods } from './miner.js';
@@ -49,4 +51,6 @@ export const allMethods = [
   ...netMethods,
   ...syncMethods,
   ...logMethods,
+  ...ethMethods,
+  ...ethTransactionMethods,
 ] as const satisfies readonly RpcMethod[];

@@ -25,10 +25,10 @@ import {
 export const walletNew = declareMethod({
   name: 'WalletNew',
   description:
-    'Generates a key of the given type (secp256k1 or bls; the integers 1 and 2 are accepted as in Lotus) and returns its address. The first key becomes the default.',
+    'Generates a key of the given type (secp256k1, bls or delegated — an Ethereum key; the integers 1, 2 and 3 are accepted as in Lotus) and returns its address. The first key becomes the default.',
   permission: 'write',
-  params: [keyTypeParam('keyType', '"secp256k1" or "bls"')],
-  result: addressResult('the new address (f1/t1 secp256k1, f3/t3 BLS)'),
+  params: [keyTypeParam('keyType', '"secp256k1", "bls" or "delegated"')],
+  result: addressResult('the new address (f1/t1 secp256k1, f3/t3 BLS, f410f/t410f delegated)'),
   handler: ([keyType], { wallet }) => wallet.newKey(keyType),
 });
 
@@ -71,7 +71,7 @@ export const walletSetDefault = declareMethod({
 export const walletSign = declareMethod({
   name: 'WalletSign',
   description:
-    'Signs raw bytes with the key of an address: secp256k1 signs their blake2b-256 digest, BLS the bytes themselves. To sign a chain message, sign its CID bytes (or use WalletSignMessage).',
+    'Signs raw bytes with the key of an address: secp256k1 signs their blake2b-256 digest, BLS the bytes themselves, delegated their keccak-256 digest. To sign a chain message, sign its CID bytes (or use WalletSignMessage).',
   permission: 'sign',
   params: [addressParam('address', 'the signing address'), bytesParam('data', 'the bytes to sign, base64')],
   result: signatureResult('the signature'),
@@ -80,7 +80,8 @@ export const walletSign = declareMethod({
 
 export const walletSignMessage = declareMethod({
   name: 'WalletSignMessage',
-  description: "Signs a message's CID bytes with the key of an address; nonce and gas are used as given.",
+  description:
+    "Signs a message with the key of an address; nonce and gas are used as given. secp256k1 and BLS keys sign its CID bytes; a delegated key signs the EIP-1559 transaction the message converts to (InvokeContract or CreateExternal from its f410 address), with the network's chain id.",
   permission: 'sign',
   params: [addressParam('address', 'the signing address'), messageParam('message', 'the unsigned message')],
   result: signedMessageResult('the message with its signature'),
@@ -93,7 +94,7 @@ export const walletVerify = declareMethod({
     'Checks a signature over raw bytes against an address (which need not be in the wallet). A wrong or malformed signature is false, not an error.',
   permission: 'read',
   params: [
-    addressParam('address', 'the f1 or f3 address that should have signed'),
+    addressParam('address', 'the f1, f3 or f410 address that should have signed'),
     bytesParam('data', 'the signed bytes, base64'),
     nullableSignatureParam('signature', 'the signature to check'),
   ],
@@ -123,7 +124,7 @@ export const walletImport = declareMethod({
   name: 'WalletImport',
   description: 'Stores a private key given as a Lotus KeyInfo and returns its address.',
   permission: 'admin',
-  params: [keyInfoParam('keyInfo', '{"Type": "secp256k1" | "bls", "PrivateKey": base64}')],
+  params: [keyInfoParam('keyInfo', '{"Type": "secp256k1" | "bls" | "delegated", "PrivateKey": base64}')],
   result: addressResult('the address of the imported key'),
   handler: ([keyInfo], { wallet }) => wallet.import(keyInfo),
 });
