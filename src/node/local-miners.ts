@@ -54,8 +54,8 @@ export interface LocalMinersOptions {
   readonly wallet: Wallet;
   readonly signer: Pick<MessageSigner, 'pushMessage'>;
   readonly search: Pick<MessageSearch, 'wait'>;
-  /** A mining loop for a miner (they share the node's validator, intake and slash filter). */
-  readonly miningLoop: (miner: Address) => MiningLoop;
+  /** A mining loop for a miner, over its sectors (they share the node's validator, intake and slash filter). */
+  readonly miningLoop: (miner: Address, sectorDirectory: string) => MiningLoop;
   readonly logger: Logger;
 }
 
@@ -200,7 +200,7 @@ export class LocalMiners implements StorageContext {
       address: miner,
       worker: workerKey,
       sectorDirectory,
-      loop: this.#options.miningLoop(miner),
+      loop: this.#options.miningLoop(miner, sectorDirectory),
       sealing,
       windowPost,
     };

@@ -28,8 +28,11 @@ export interface Mining {
   readonly intake: BlockIntake;
   /** What MinerGetBaseInfo and MinerCreateBlock call. */
   readonly rpc: MiningContext;
-  /** A mining loop for one miner whose worker key is in the wallet (`local-miners.ts` runs one per miner). */
-  miningLoop(miner: Address): MiningLoop;
+  /**
+   * A mining loop for one miner whose worker key is in the wallet (`local-miners.ts` runs one per
+   * miner); its winning PoSt reads the sealed sectors in `sectorDirectory`.
+   */
+  miningLoop(miner: Address, sectorDirectory: string): MiningLoop;
 }
 
 export function createMining(input: {
@@ -58,13 +61,13 @@ export function createMining(input: {
   const sign = async (address: Address, data: Uint8Array): Promise<Signature> => wallet.sign(address, data);
   const build = (template: BlockTemplate) => createBlock(ctx, template, sign);
   const slashFilter = new SlashFilter(services.db.chainIndex);
-  const miningLoop = (miner: Address) =>
+  const miningLoop = (miner: Address, sectorDirectory: string) =>
     new MiningLoop({
       miner,
       chain,
       blockDelaySecs: params.blockDelaySecs,
       propagationDelaySecs: params.propagationDelaySecs,
-      elect: (base, round) => attemptElection(ctx, miner, base, round, sign),
+      elect: (base, round) => attemptElection({ ...ctx, sectorDirectory }, miner, base, round, sign),
       createBlock: build,
       intake,
       messages: input.messages,
