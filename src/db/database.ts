@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ChainIndex } from './chain-index.js';
+import { DrandStore } from './drand-store.js';
 import { DatabaseError, withSqlite } from './errors.js';
 import { EthIndex } from './eth-index.js';
 import { migrate } from './migrations.js';
@@ -25,6 +26,8 @@ export class LedgerDatabase {
   readonly sealing: SealingStore;
   /** Ethereum transaction and block hashes (the eth_* methods' lookups). */
   readonly eth: EthIndex;
+  /** Verified drand beacon entries (the drand client's cache). */
+  readonly drand: DrandStore;
   readonly #db: Database.Database;
 
   private constructor(path: string, db: Database.Database) {
@@ -35,6 +38,7 @@ export class LedgerDatabase {
     this.chainIndex = new ChainIndex(db);
     this.sealing = new SealingStore(db);
     this.eth = new EthIndex(db);
+    this.drand = new DrandStore(db);
   }
 
   /** Opens (creating it and its directory if needed) the database at `path`, or `:memory:`. */

@@ -7,6 +7,7 @@ export {
 } from './chain-index.js';
 export { DiskCidSet } from './cid-set.js';
 export { LedgerDatabase } from './database.js';
+export { DrandStore, type StoredDrandEntry } from './drand-store.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
 export { EthIndex } from './eth-index.js';
 export { MpoolStore } from './mpool-store.js';

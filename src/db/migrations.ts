@@ -113,6 +113,16 @@ export const migrations: readonly Migration[] = [
       tipset_key BLOB NOT NULL
     ) WITHOUT ROWID;`,
   },
+  {
+    description: 'drand: verified beacon entries per drand chain hash and round',
+    sql: `CREATE TABLE drand_entries (
+      chain_hash BLOB NOT NULL,
+      round INTEGER NOT NULL,
+      signature BLOB NOT NULL,
+      previous_signature BLOB,
+      PRIMARY KEY (chain_hash, round)
+    ) WITHOUT ROWID;`,
+  },
 ];
 
 /** Brings the schema up to date, one transaction per migration; refuses a newer schema. */
