@@ -39,6 +39,7 @@ import { type BlockMessages, blockMessageCids, loadBlockMessages, putBlockMessag
 import { ChainError, ChainErrorCode } from './errors.js';
 import { type HeadChange, type HeadChangeListener, type HeadChangeSource, headChangePath } from './head-change.js';
 import type { BeaconSchedule } from './randomness.js';
+import { assertStateAvailable, oldestStateEpoch, statePruned } from './snapshot/state-window.js';
 import { tipSetWeight } from './weight.js';
 
 const GENESIS = 'genesis';
@@ -171,6 +172,16 @@ export class ChainStore implements HeadChangeSource {
     return this.#headWeight;
   }
 
+  /** The oldest epoch above genesis whose state this node holds, or undefined when it holds all (snapshot/state-window.ts). */
+  oldestStateEpoch(): bigint | undefined {
+    return oldestStateEpoch(this.#db);
+  }
+
+  /** Whether state below that epoch was pruned (rather than never imported). */
+  statePruned(): boolean {
+    return statePruned(this.#db);
+  }
+
   hasBlock(cid: CID): boolean {
     return this.blockstore.has(cid);
   }
@@ -236,9 +247,11 @@ export class ChainStore implements HeadChangeSource {
 
   /**
    * The messages a tipset executes, in execution order and each once (Lotus `MessagesForTipset`):
-   * what ChainGetParentMessages answers for its children.
+   * what ChainGetParentMessages answers for its children. It resolves senders in the parent state,
+   * so below a pruned window it is refused (ERR_STATE_NOT_AVAILABLE), as Lotus's needs that state too.
    */
   tipSetMessages(tipSet: TipSet): ChainMessage[] {
+    assertStateAvailable(this, tipSet);
     const tree = StateTree.load(this.blockstore, tipSet.parentStateRoot);
     const seen = new Set<string>();
     return selectTipsetMessages(

@@ -10,6 +10,8 @@ export const ChainErrorCode = {
   GenesisMismatch: 'ERR_GENESIS_MISMATCH',
   /** A tipset's parent state has no power, so it has no weight (Lotus: "the net is dead"). */
   NoPower: 'ERR_CHAIN_NO_POWER',
+  /** A prune asked for while one runs, or with a window that keeps nothing. */
+  Prune: 'ERR_CHAIN_PRUNE',
 } as const;
 export type ChainErrorCode = (typeof ChainErrorCode)[keyof typeof ChainErrorCode];
 

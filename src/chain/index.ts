@@ -24,6 +24,8 @@ export {
   headChangePath,
   headChangeSteps,
 } from './head-change.js';
+export { ChainPruner, DEFAULT_PRUNE_WINDOW, type PruneOptions, type PruneSummary } from './prune.js';
+export { PruneSchedule, type PruneScheduleOptions } from './prune-schedule.js';
 export { type BeaconSchedule, ChainRandomness } from './randomness.js';
 export { TipSetStates } from './tipset-states.js';
 export { tipSetWeight } from './weight.js';

@@ -20,6 +20,7 @@ import type { ChainMessage } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
 import { ChainError, ChainErrorCode } from './errors.js';
 import type { HeadChange } from './head-change.js';
+import { assertStateAvailable } from './snapshot/state-window.js';
 
 /** Pending messages asked about, remembered so their replacements can be matched later. */
 const SEEN_PENDING_CAPACITY = 10_000;
@@ -219,7 +220,10 @@ export class MessageSearch {
     allowReplaced: boolean,
   ): Promise<MsgLookup | undefined> {
     const { from: sender, nonce } = target.message;
+    const oldestState = this.chain.oldestStateEpoch();
     const nonceAt = (tipSet: TipSet): bigint | undefined => {
+      // Below a pruned window the search ends as Lotus's does at a state it cannot load: not found.
+      if (oldestState !== undefined && tipSet.height > 0n && tipSet.height < oldestState) return undefined;
       const tree = StateTree.load(this.chain.blockstore, tipSet.parentStateRoot);
       const id = tree.lookupId(sender);
       return id === undefined ? undefined : tree.getActor(id)?.nonce;
@@ -299,6 +303,7 @@ export class MessageSearch {
     const key = tipSet.parentMessageReceipts.toString();
     let receipts = this.#receipts.get(key);
     if (receipts === undefined) {
+      assertStateAvailable(this.chain, tipSet);
       receipts = this.chain.readReceipts(tipSet.parentMessageReceipts);
       this.#receipts.set(key, receipts);
     }

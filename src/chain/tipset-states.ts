@@ -15,6 +15,7 @@ import type { TipSet } from '../types/index.js';
 import { TipsetExecutor } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
 import { tipSetExecutionInput } from './message-replay.js';
+import { StateNotAvailableError } from './snapshot/errors.js';
 
 export class TipSetStates {
   readonly #chain: ChainStore;
@@ -36,6 +37,11 @@ export class TipSetStates {
 
   /** The state and receipts roots after executing `tipSet`. */
   stateOf(tipSet: TipSet): Promise<TipSetStateRecord> {
+    // Below a pruned or imported window the index may still name roots whose blocks are gone.
+    const oldest = this.#chain.oldestStateEpoch();
+    if (oldest !== undefined && tipSet.height > 0n && tipSet.height < oldest) {
+      return Promise.reject(new StateNotAvailableError(tipSet.height, oldest, this.#chain.statePruned()));
+    }
     const recorded = this.#db.chainIndex.getTipSetState(tipSet.key);
     if (recorded !== undefined) return Promise.resolve(recorded);
     const key = tipSet.key.toString();

@@ -41,6 +41,7 @@ export class ChainIndex {
   readonly #insertTipSet: Database.Statement<[Uint8Array, number, Uint8Array, string]>;
   readonly #selectTipSet: Database.Statement<[Uint8Array], { height: number; parents: Uint8Array; weight: string }>;
   readonly #selectKeysAtHeight: Database.Statement<[number], Uint8Array>;
+  readonly #selectMaxHeight: Database.Statement<[], number | null>;
   readonly #upsertCanonical: Database.Statement<[number, Uint8Array]>;
   readonly #deleteCanonicalAbove: Database.Statement<[number]>;
   readonly #selectCanonicalAtOrBelow: Database.Statement<[number], { height: number; key: Uint8Array }>;
@@ -67,6 +68,7 @@ export class ChainIndex {
     this.#selectKeysAtHeight = db
       .prepare<[number], Uint8Array>('SELECT key FROM tipsets WHERE height = ? ORDER BY key')
       .pluck();
+    this.#selectMaxHeight = db.prepare<[], number | null>('SELECT max(height) FROM tipsets').pluck();
     this.#upsertCanonical = db.prepare(
       'INSERT INTO canonical_chain (height, key) VALUES (?, ?) ON CONFLICT (height) DO UPDATE SET key = excluded.key',
     );
@@ -127,6 +129,12 @@ export class ChainIndex {
     return withSqlite(`listing tipsets at ${height}`, () => this.#selectKeysAtHeight.all(Number(height))).map((bytes) =>
       TipSetKey.fromBytes(bytes),
     );
+  }
+
+  /** The height of the tallest accepted tipset (a lighter fork can be taller than the head), or undefined. */
+  maxTipSetHeight(): bigint | undefined {
+    const height = withSqlite('reading the tallest tipset', () => this.#selectMaxHeight.get());
+    return height === null || height === undefined ? undefined : BigInt(height);
   }
 
   setCanonical(height: bigint, key: TipSetKey): void {

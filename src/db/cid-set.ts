@@ -37,7 +37,12 @@ export class DiskCidSet {
   }
 
   has(cid: CID): boolean {
-    return withSqlite('reading a temporary CID set', () => this.#exists.get(cid.bytes) !== undefined);
+    return this.hasBytes(cid.bytes);
+  }
+
+  /** `has` for a CID's binary form (as the blocks table keys it). */
+  hasBytes(cid: Uint8Array): boolean {
+    return withSqlite('reading a temporary CID set', () => this.#exists.get(cid) !== undefined);
   }
 
   get size(): number {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { BlockSweep } from './block-sweep.js';
 import { ChainIndex } from './chain-index.js';
 import { DrandStore } from './drand-store.js';
 import { DatabaseError, withSqlite } from './errors.js';
@@ -28,6 +29,8 @@ export class LedgerDatabase {
   readonly eth: EthIndex;
   /** Verified drand beacon entries (the drand client's cache). */
   readonly drand: DrandStore;
+  /** Batched deletes from the blockstore, and the file's size (the chain pruner's sweep). */
+  readonly blockSweep: BlockSweep;
   readonly #db: Database.Database;
 
   private constructor(path: string, db: Database.Database) {
@@ -39,6 +42,7 @@ export class LedgerDatabase {
     this.sealing = new SealingStore(db);
     this.eth = new EthIndex(db);
     this.drand = new DrandStore(db);
+    this.blockSweep = new BlockSweep(db);
   }
 
   /** Opens (creating it and its directory if needed) the database at `path`, or `:memory:`. */

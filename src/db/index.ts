@@ -1,3 +1,4 @@
+export { BlockSweep, type DatabaseSize, type SweepBatch } from './block-sweep.js';
 export {
   ChainIndex,
   type MessageInclusion,

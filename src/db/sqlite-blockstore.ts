@@ -13,6 +13,8 @@ export class SqliteBlockstore implements Blockstore {
   readonly #exists: Database.Statement<[Uint8Array], number>;
   readonly #insert: Database.Statement<[Uint8Array, Uint8Array]>;
   readonly #insertMany: Database.Transaction<(blocks: Iterable<Block>) => void>;
+  /** Told the CID of every block written (the chain pruner keeps them: src/chain/prune.ts). */
+  readonly #writeListeners = new Set<(cid: CID) => void>();
 
   constructor(db: Database.Database) {
     this.#select = db.prepare<[Uint8Array], Uint8Array>('SELECT data FROM blocks WHERE cid = ?').pluck();
@@ -20,7 +22,10 @@ export class SqliteBlockstore implements Blockstore {
     // ON CONFLICT DO NOTHING (not INSERT OR IGNORE): a NULL block must still fail loudly.
     this.#insert = db.prepare('INSERT INTO blocks (cid, data) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING');
     this.#insertMany = db.transaction((blocks: Iterable<Block>) => {
-      for (const { cid, bytes } of blocks) this.#insert.run(cid.bytes, bytes);
+      for (const { cid, bytes } of blocks) {
+        this.#insert.run(cid.bytes, bytes);
+        for (const listener of this.#writeListeners) listener(cid);
+      }
     });
   }
 
@@ -43,9 +48,19 @@ export class SqliteBlockstore implements Blockstore {
   put(cid: CID, bytes: Uint8Array): void {
     try {
       this.#insert.run(cid.bytes, bytes);
+      for (const listener of this.#writeListeners) listener(cid);
     } catch (error) {
       throw asDatabaseError(`writing block ${cid.toString()}`, error);
     }
+  }
+
+  /**
+   * Calls `listener` with the CID of every block written from now on — already stored or not,
+   * since a write of a block that exists means someone references it again. Returns the unsubscribe.
+   */
+  onWrite(listener: (cid: CID) => void): () => void {
+    this.#writeListeners.add(listener);
+    return () => this.#writeListeners.delete(listener);
   }
 
   putMany(blocks: Iterable<Block>): void {

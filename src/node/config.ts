@@ -30,7 +30,22 @@ export interface NodeConfig {
     readonly blockDelaySecs: number;
   };
   readonly logging: { readonly level: LogLevel };
+  /** `[Chainstore.Prune]`: dropping old state and receipts (src/chain/prune.ts, docs/operations.md). */
+  readonly chainstore: {
+    readonly prune: {
+      /** Unset: archival on devnets, pruned on other networks (resolved by the node, which knows the network). */
+      readonly enable: boolean | undefined;
+      /** Epochs of state kept below the head. */
+      readonly window: number;
+      /** Epochs between two background prunes. */
+      readonly intervalEpochs: number;
+    };
+  };
 }
+
+/** What a minimal snapshot holds (src/chain/snapshot/export.ts), and how often the node prunes down to it. */
+export const DEFAULT_PRUNE_WINDOW_EPOCHS = 2000;
+export const DEFAULT_PRUNE_INTERVAL_EPOCHS = 1000;
 
 export const DEFAULT_LISTEN_ADDRESS = '/ip4/127.0.0.1/tcp/1234/http';
 
@@ -64,6 +79,13 @@ export const DEFAULT_CONFIG_TOML = `# ledger-node configuration. Every key is op
 [Logging]
   # trace, debug, info, warn, error, fatal or silent.
   Level = "info"
+
+[Chainstore.Prune]
+  # Drop state trees and receipts older than Window epochs, in the background, every IntervalEpochs
+  # epochs (headers and messages are kept). Unset: archival on devnets, pruned on other networks.
+  # Enable = false
+  Window = ${DEFAULT_PRUNE_WINDOW_EPOCHS}
+  IntervalEpochs = ${DEFAULT_PRUNE_INTERVAL_EPOCHS}
 `;
 
 type Table = Record<string, unknown>;
@@ -79,13 +101,21 @@ class ConfigReader {
     throw new ConfigError(`${this.#file}: ${key}: ${message}`);
   }
 
-  table(root: Table, name: string, keys: readonly string[]): Table {
+  /** `path` names a nested section in errors (`Chainstore.Prune`). */
+  table(root: Table, name: string, keys: readonly string[], path = name): Table {
     const value = root[name] ?? {};
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(name, 'expected a [section]');
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(path, 'expected a [section]');
     for (const key of Object.keys(value)) {
-      if (!keys.includes(key)) this.fail(`${name}.${key}`, `unknown key (known: ${keys.join(', ')})`);
+      if (!keys.includes(key)) this.fail(`${path}.${key}`, `unknown key (known: ${keys.join(', ')})`);
     }
     return value as Table;
+  }
+
+  optionalBoolean(table: Table, path: string, key: string): boolean | undefined {
+    const value = table[key];
+    return value === undefined || typeof value === 'boolean'
+      ? value
+      : this.fail(`${path}.${key}`, 'expected true or false');
   }
 
   string(table: Table, path: string, key: string, fallback: string): string {
@@ -122,8 +152,8 @@ export function parseConfig(text: string, file: string): NodeConfig {
     throw new ConfigError(`${file}: ${(error as Error).message}`, { cause: error });
   }
   for (const section of Object.keys(root)) {
-    if (!['API', 'Chain', 'Logging'].includes(section)) {
-      reader.fail(section, 'unknown section (known: API, Chain, Logging)');
+    if (!['API', 'Chain', 'Logging', 'Chainstore'].includes(section)) {
+      reader.fail(section, 'unknown section (known: API, Chain, Logging, Chainstore)');
     }
   }
 
@@ -153,6 +183,13 @@ export function parseConfig(text: string, file: string): NodeConfig {
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     reader.fail('Logging.Level', `expected one of ${LOG_LEVELS.join(', ')}`);
   }
+
+  const prune = reader.table(
+    reader.table(root, 'Chainstore', ['Prune']),
+    'Prune',
+    ['Enable', 'Window', 'IntervalEpochs'],
+    'Chainstore.Prune',
+  );
 
   const limits = DEFAULT_RPC_LIMITS;
   const maxConcurrentExpensiveCalls = reader.integer(
@@ -203,6 +240,13 @@ export function parseConfig(text: string, file: string): NodeConfig {
       ),
     },
     logging: { level: level as LogLevel },
+    chainstore: {
+      prune: {
+        enable: reader.optionalBoolean(prune, 'Chainstore.Prune', 'Enable'),
+        window: reader.integer(prune, 'Chainstore.Prune', 'Window', DEFAULT_PRUNE_WINDOW_EPOCHS, 1),
+        intervalEpochs: reader.integer(prune, 'Chainstore.Prune', 'IntervalEpochs', DEFAULT_PRUNE_INTERVAL_EPOCHS, 1),
+      },
+    },
   };
 }
 

@@ -22,6 +22,7 @@ import type { Mining } from './mining.js';
 import { type MpoolServices, openMpool } from './mpool-services.js';
 import { NETWORK_PRESETS, type NetworkName } from './network.js';
 import type { NetworkServices } from './network-services.js';
+import { type NodePruning, startPruning } from './pruning.js';
 import { Repo } from './repo.js';
 import type { RepoLock } from './repo-lock.js';
 import { SubsystemLoggers } from './subsystem-loggers.js';
@@ -80,6 +81,7 @@ function applyOverrides(config: NodeConfig, overrides: NodeOverrides): NodeConfi
         overrides.network === undefined ? config.chain.blockDelaySecs : Number(NETWORK_PRESETS[network].blockDelaySecs),
     },
     logging: config.logging,
+    chainstore: config.chainstore,
   };
 }
 
@@ -128,6 +130,8 @@ export class LedgerNode {
   readonly #health: NodeHealth;
   /** The Ethereum hash indexer: stopped before the database closes. */
   readonly #eth: EthServices | undefined;
+  /** The pruner and its background schedule: stopped before the database closes. */
+  readonly #pruning: NodePruning | undefined;
   #stopping: Promise<void> | undefined;
   #markStopped: () => void = () => undefined;
 
@@ -145,6 +149,7 @@ export class LedgerNode {
     wallet: Wallet;
     net: NetworkServices | undefined;
     eth: EthServices | undefined;
+    pruning: NodePruning | undefined;
     metrics: NodeMetrics;
     health: NodeHealth;
   }) {
@@ -161,6 +166,7 @@ export class LedgerNode {
     this.wallet = parts.wallet;
     this.net = parts.net;
     this.#eth = parts.eth;
+    this.#pruning = parts.pruning;
     this.#metrics = parts.metrics;
     this.#health = parts.health;
     this.stopped = new Promise((resolve) => {
@@ -179,6 +185,7 @@ export class LedgerNode {
     let metrics: NodeMetrics | undefined;
     let health: NodeHealth | undefined;
     let eth: EthServices | undefined;
+    let pruning: NodePruning | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
       const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
@@ -198,6 +205,7 @@ export class LedgerNode {
         chain === undefined
           ? undefined
           : await (await import('./eth-services.js')).startEthServices({ services: chain, pool: mpool?.pool, logger });
+      pruning = chain === undefined ? undefined : startPruning(chain, config, logger);
       // Loaded only by a node with a chain: block production pulls in the consensus and proof code.
       mining =
         chain === undefined
@@ -279,6 +287,7 @@ export class LedgerNode {
                 states: chain.states,
                 params: chain.params,
                 networkName: chain.devnet.networkName,
+                ...(pruning === undefined ? {} : { pruner: pruning.pruner }),
               },
             }),
         ...(mining === undefined ? {} : { mining: mining.rpc }),
@@ -338,6 +347,7 @@ export class LedgerNode {
         wallet,
         net,
         eth,
+        pruning,
         metrics,
         health,
       });
@@ -346,6 +356,7 @@ export class LedgerNode {
       await miners?.stop().catch(() => undefined);
       await net?.stop().catch(() => undefined);
       eth?.stop();
+      await pruning?.stop().catch(() => undefined);
       health?.close();
       metrics?.close();
       chain?.db.close();
@@ -364,6 +375,7 @@ export class LedgerNode {
         await this.miners?.stop();
         await this.net?.stop();
         await this.#server.close();
+        await this.#pruning?.stop();
         await this.chain?.chain.settled();
         await this.mpool?.pool.close();
       } finally {

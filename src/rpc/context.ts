@@ -5,7 +5,7 @@
  * of importing a singleton, so every handler stays testable on its own.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChainStore, TipSetStates } from '../chain/index.js';
+import type { ChainPruner, ChainStore, TipSetStates } from '../chain/index.js';
 import type { EthIndex } from '../db/index.js';
 import type { BlockTemplate, MiningBaseInfoJson, SealingSector } from '../miner/index.js';
 import type { WindowPostStatus } from '../miner/window-post/index.js';
@@ -58,6 +58,8 @@ export interface ChainContext {
   readonly params: NetworkParams;
   /** The network's name (the init actor's), for logs and callers that need it without reading state. */
   readonly networkName: string;
+  /** Prunes old state (ChainPrune); absent where no database stands behind the chain (some RPC tests). */
+  readonly pruner?: ChainPruner;
 }
 
 /**

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
+import { ChainPruner } from '../../src/chain/prune.js';
 import { startEthServices } from '../../src/node/eth-services.js';
 import { openMpool } from '../../src/node/mpool-services.js';
 import {
@@ -81,7 +82,13 @@ export async function startChainServer(options: ChainServerOptions = {}): Promis
       node: startingNodeInfo('0.1.0+devnet', 4),
       wallet,
       tokens,
-      chain: { store: t.chain, states: t.states, params: t.chain.params, networkName: 'ledger-test' },
+      chain: {
+        store: t.chain,
+        states: t.states,
+        params: t.chain.params,
+        networkName: 'ledger-test',
+        pruner: new ChainPruner(t.chain, t.db),
+      },
       ...(options.storage === undefined ? {} : { storage: options.storage }),
       ...(mpool === undefined ? {} : { mpool }),
       ...(eth === undefined ? {} : { eth: eth.context }),

@@ -151,6 +151,7 @@ describe('config.toml', () => {
       },
       chain: { network: 'mainnet', blockDelaySecs: 30 },
       logging: { level: 'info' },
+      chainstore: { prune: { enable: undefined, window: 2000, intervalEpochs: 1000 } },
     });
   });
 
@@ -174,7 +175,14 @@ describe('config.toml', () => {
       '[API]\nExpensiveCallQueueTimeout = "10 seconds"',
       'config.toml: API.ExpensiveCallQueueTimeout: expected a duration',
     ],
-    ['[Api]\n', 'config.toml: Api: unknown section (known: API, Chain, Logging)'],
+    ['[Api]\n', 'config.toml: Api: unknown section (known: API, Chain, Logging, Chainstore)'],
+    ['[Chainstore]\nEnableSplitstore = true', 'config.toml: Chainstore.EnableSplitstore: unknown key (known: Prune)'],
+    ['[Chainstore.Prune]\nEnable = "yes"', 'config.toml: Chainstore.Prune.Enable: expected true or false'],
+    ['[Chainstore.Prune]\nWindow = 0', 'config.toml: Chainstore.Prune.Window: expected an integer of at least 1'],
+    [
+      '[Chainstore.Prune]\nInterval = 5',
+      'config.toml: Chainstore.Prune.Interval: unknown key (known: Enable, Window, IntervalEpochs)',
+    ],
     ['[API]\nMaxRequestSize = "big"', 'config.toml: API.MaxRequestSize: expected an integer of at least 1024'],
     ['[API]\nListenAddress = "127.0.0.1:1234"', 'config.toml: API.ListenAddress: invalid API address'],
     ['[Chain]\nNetwork = "calibnet"', 'config.toml: Chain.Network: expected one of mainnet, devnet'],
@@ -183,6 +191,12 @@ describe('config.toml', () => {
   ])('%j is refused: %s', (text, message) => {
     expect(() => parseConfig(text, 'config.toml')).toThrow(ConfigError);
     expect(() => parseConfig(text, 'config.toml')).toThrow(message);
+  });
+
+  test('[Chainstore.Prune] turns pruning on or off and sets its window and interval', () => {
+    const config = parseConfig('[Chainstore.Prune]\nEnable = true\nWindow = 500\nIntervalEpochs = 100', 'config.toml');
+    expect(config.chainstore.prune).toEqual({ enable: true, window: 500, intervalEpochs: 100 });
+    expect(parseConfig('[Chainstore.Prune]\nEnable = false', 'config.toml').chainstore.prune.enable).toBe(false);
   });
 
   test('the API limits are read from [API], durations in Go’s notation', () => {

@@ -27,16 +27,18 @@ export class SnapshotError extends LedgerError {
 
 /**
  * A state query for a tipset whose state this node does not hold: it started from a minimal
- * snapshot, which keeps state trees only for its most recent epochs (and genesis).
+ * snapshot, which keeps state trees only for its most recent epochs (and genesis), or it prunes
+ * state older than its window (src/chain/prune.ts).
  */
 export class StateNotAvailableError extends LedgerError {
   readonly epoch: bigint;
   readonly oldestStateEpoch: bigint;
 
-  constructor(epoch: bigint, oldestStateEpoch: bigint) {
+  constructor(epoch: bigint, oldestStateEpoch: bigint, pruned = false) {
+    const why = pruned ? 'this node prunes older state' : 'this node started from a minimal snapshot';
     super(
       'ERR_STATE_NOT_AVAILABLE',
-      `state for epoch ${epoch} is not available: this node started from a minimal snapshot and holds state ` +
+      `state for epoch ${epoch} is not available: ${why} and holds state ` +
         `from epoch ${oldestStateEpoch} on (and genesis)`,
       { details: { epoch: epoch.toString(), oldestStateEpoch: oldestStateEpoch.toString() } },
     );

@@ -25,5 +25,6 @@ export {
   oldestStateEpoch,
   type StateWindowChain,
   type StateWindowSource,
+  statePruned,
 } from './state-window.js';
 export { SnapshotWalk, type SnapshotWalkOptions } from './walk.js';

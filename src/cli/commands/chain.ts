@@ -4,6 +4,7 @@
  * group this returns.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import type { PruneSummaryJson } from '../../rpc/methods/prune.js';
 import {
   jsonFail,
   jsonField,
@@ -13,8 +14,18 @@ import {
   readJsonObject,
   stringifyJsonLossless,
 } from '../../types/index.js';
+import { formatBytes } from '../byte-progress.js';
 import { followChannel } from '../follow.js';
-import { connectToNode, globalOptions } from '../node-connection.js';
+import { apiOf, connectToNode, findNode, globalOptions } from '../node-connection.js';
+
+/** A prune walks the whole chain and sweeps the whole blockstore: hours on a mainnet-sized database. */
+const PRUNE_TIMEOUT_MS = 7 * 24 * 3600 * 1000;
+
+function windowParser(value: string): bigint {
+  if (!/^\d+$/.test(value) || BigInt(value) < 1n)
+    throw new InvalidArgumentError('the window must be a positive number of epochs');
+  return BigInt(value);
+}
 
 function heightParser(value: string): bigint {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('the height must be a non-negative integer');
@@ -78,7 +89,34 @@ export function chainCommand(): Command {
       });
     });
 
+  chain
+    .command('prune')
+    .description(
+      'Delete state trees and receipts older than --window epochs below the head (headers and messages stay), while the node runs (ChainPrune, admin); prints what was removed',
+    )
+    .option(
+      '--window <epochs>',
+      "epochs of state to keep (default: the node's [Chainstore.Prune] Window)",
+      windowParser,
+    )
+    .action(async (options: { window?: bigint }, command: Command) => {
+      const api = apiOf(findNode(globalOptions(command)), PRUNE_TIMEOUT_MS);
+      const summary = await api.ChainPrune(options.window === undefined ? {} : { Window: Number(options.window) });
+      process.stdout.write(formatPruneSummary(summary));
+    });
+
   return chain;
+}
+
+/** What `chain prune` prints of ChainPrune's answer. */
+export function formatPruneSummary(summary: PruneSummaryJson): string {
+  return (
+    `head ${summary.HeadEpoch}: state kept from epoch ${summary.OldestStateEpoch} on (and genesis)\n` +
+    `deleted ${summary.DeletedBlocks} of ${summary.ScannedBlocks} blocks (${formatBytes(summary.DeletedBytes)} of data), ` +
+    `kept ${summary.MarkedBlocks} (+${summary.WrittenMeanwhile} written meanwhile) in ${(summary.Milliseconds / 1000).toFixed(1)} s\n` +
+    `database in use ${formatBytes(summary.UsedBytesBefore)} → ${formatBytes(summary.UsedBytesAfter)} ` +
+    `(file ${formatBytes(summary.FileBytes)}; SQLite reuses the freed pages)\n`
+  );
 }
 
 /** `<type> <height> {<cid>,<cid>}` per change: the tipset key as Lotus prints one (chain/types/tipset_key.go). */

@@ -5,6 +5,7 @@
  */
 import type { CID } from 'multiformats/cid';
 import { ChainError, ChainErrorCode, headChangeSteps } from '../../chain/index.js';
+import { assertStateAvailable } from '../../chain/snapshot/index.js';
 import { type BlockHeader, messageCid, signedMessageCid, type TipSet, TipSetKey } from '../../types/index.js';
 import { nextTurn } from '../../utils/abort.js';
 import {
@@ -157,6 +158,8 @@ export const chainGetParentReceipts = declareChainMethod({
   handler: ([cid], { chain }) => {
     const block = blockOf(chain, cid);
     if (block.height === 0n) return null;
+    // Receipts go with the parent state: below a pruned window they are gone (or half-deleted).
+    assertStateAvailable(chain.store, block);
     return chain.store.readReceipts(block.parentMessageReceipts);
   },
 });

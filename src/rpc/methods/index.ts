@@ -12,6 +12,7 @@ import { minerMethods } from './miner.js';
 import { mpoolMethods } from './mpool.js';
 import { msigMethods } from './msig.js';
 import { netMethods } from './net.js';
+import { pruneMethods } from './prune.js';
 import { snapshotMethods } from './snapshot.js';
 import { stateMethods } from './state.js';
 import { stateActorMethods } from './state-actors.js';
@@ -34,6 +35,7 @@ export const allMethods = [
   ...chainMethods,
   ...chainObjectMethods,
   ...snapshotMethods,
+  ...pruneMethods,
   ...stateMethods,
   ...stateActorMethods,
   ...stateCallMethods,
