@@ -12,8 +12,11 @@
  *    finishes the job.
  * 2. Mark: every block reachable from what is kept, into one on-disk CID set (a shared subtree is
  *    walked once).
- * 3. Sweep: the blocks table in CID order, a bounded batch per transaction, deleting what is not
- *    marked, the event loop handed back between batches so sync, RPC and mining go on.
+ * 3. Candidates: what the state trees and receipts of the tipsets below the window reach, outside
+ *    the mark. Only these are ever deleted: a block no tipset links yet (one sync fetched and has not
+ *    added, a ChainPutObj object) is never a candidate, whenever it was written.
+ * 4. Sweep: the blocks table in CID order, a bounded batch per transaction, deleting candidates, the
+ *    event loop handed back between batches so sync, RPC and mining go on.
  *
  * Blocks written while a prune runs are kept: the blockstore tells the pruner every write, into a
  * second set the sweep also consults. It is a set apart from the mark, because a written block that
@@ -37,7 +40,7 @@ const SWEEP_BATCH = 4096;
 /** Blocks marked between two turns of the event loop. */
 const MARK_TURN = 4096;
 const IDENTITY_CODE = 0x00;
-const emptySweep = { marked: 0, writtenMeanwhile: 0, scanned: 0, deleted: 0, deletedBytes: 0 };
+const emptySweep = { marked: 0, candidates: 0, writtenMeanwhile: 0, scanned: 0, deleted: 0, deletedBytes: 0 };
 
 export interface PruneOptions {
   /** Epochs below the head whose state is kept (the state of tipsets at `head − window` and above). */
@@ -52,6 +55,8 @@ export interface PruneSummary {
   /** The oldest epoch above genesis whose state the node now holds. */
   readonly oldestStateEpoch: bigint;
   readonly marked: number;
+  /** Blocks the dropped states and receipts reach outside the mark: what the sweep may delete. */
+  readonly candidates: number;
   /** Blocks written while the prune ran, kept whatever they are. */
   readonly writtenMeanwhile: number;
   readonly scanned: number;
@@ -112,6 +117,7 @@ export class ChainPruner {
       return { ...emptySweep, head: head.height, oldestStateEpoch: 1n, before, after: before, ms: 0 };
     }
     const marked = new DiskCidSet();
+    const candidates = new DiskCidSet();
     const written = new DiskCidSet();
     const stopWatching = db.blockstore.onWrite((cid) => written.visit(cid));
     try {
@@ -124,8 +130,14 @@ export class ChainPruner {
           await mark.tipSet(chain.loadTipSet(key), height === 0n || height >= oldest);
         }
       }
+      // From height 1 each time: a tree an earlier prune deleted ends at its missing root, and one a
+      // crash left half deleted is collected again.
+      const collect = new Mark(db, candidates, options.signal, marked);
+      for (let height = 1n; height < oldest; height++) {
+        for (const key of db.chainIndex.tipSetKeysAt(height)) await collect.states(chain.loadTipSet(key));
+      }
       let { scanned, deleted, deletedBytes } = emptySweep;
-      const keep = (cid: Uint8Array) => marked.hasBytes(cid) || written.hasBytes(cid);
+      const keep = (cid: Uint8Array) => !candidates.hasBytes(cid) || written.hasBytes(cid);
       let after: Uint8Array | undefined;
       do {
         const batch = db.blockSweep.sweepBatch(after, options.batchSize ?? SWEEP_BATCH, keep);
@@ -139,6 +151,7 @@ export class ChainPruner {
         head: head.height,
         oldestStateEpoch: oldest,
         marked: marked.size,
+        candidates: candidates.size,
         writtenMeanwhile: written.size,
         scanned,
         deleted,
@@ -161,22 +174,41 @@ export class ChainPruner {
     } finally {
       stopWatching();
       marked.close();
+      candidates.close();
       written.close();
     }
   }
 }
 
-/** The mark phase: what a pruned node keeps, into `marked`. */
+/**
+ * A walk of chain DAGs into `marked`: the mark phase (what a pruned node keeps) and, with `except`
+ * (the mark), the candidates phase (what the dropped states reach outside it).
+ */
 class Mark {
   readonly #db: LedgerDatabase;
   readonly #marked: DiskCidSet;
   readonly #signal: AbortSignal | undefined;
+  readonly #except: DiskCidSet | undefined;
   #sinceTurn = 0;
 
-  constructor(db: LedgerDatabase, marked: DiskCidSet, signal: AbortSignal | undefined) {
+  constructor(db: LedgerDatabase, marked: DiskCidSet, signal: AbortSignal | undefined, except?: DiskCidSet) {
     this.#db = db;
     this.#marked = marked;
     this.#signal = signal;
+    this.#except = except;
+  }
+
+  /** A tipset's parent state and receipts and its own computed ones. */
+  async states(tipSet: TipSet): Promise<void> {
+    for (const header of tipSet.blocks) {
+      await this.#dag(header.parentStateRoot);
+      await this.#dag(header.parentMessageReceipts);
+    }
+    const computed = this.#db.chainIndex.getTipSetState(tipSet.key);
+    if (computed !== undefined) {
+      await this.#dag(computed.stateRoot);
+      await this.#dag(computed.receiptsRoot);
+    }
   }
 
   /** A tipset's headers and messages; with `withState`, its parent state and receipts and its own computed ones. */
@@ -186,24 +218,15 @@ class Mark {
       await this.#dag(header.messages);
       // Genesis's parent is a block of its own (Lotus's genesis ticket block).
       if (tipSet.height === 0n) for (const parent of header.parents) await this.#dag(parent);
-      if (withState) {
-        await this.#dag(header.parentStateRoot);
-        await this.#dag(header.parentMessageReceipts);
-      }
     }
-    if (!withState) return;
-    const computed = this.#db.chainIndex.getTipSetState(tipSet.key);
-    if (computed !== undefined) {
-      await this.#dag(computed.stateRoot);
-      await this.#dag(computed.receiptsRoot);
-    }
+    if (withState) await this.states(tipSet);
   }
 
   /** `root` and every block below it not marked yet; a block the store lacks has nothing to keep. */
   async #dag(root: CID): Promise<void> {
     const pending = [root];
     for (let cid = pending.pop(); cid !== undefined; cid = pending.pop()) {
-      if (!this.#marked.visit(cid)) continue;
+      if (this.#except?.hasBytes(cid.bytes) || !this.#marked.visit(cid)) continue;
       if (++this.#sinceTurn >= MARK_TURN) {
         this.#sinceTurn = 0;
         await nextTurn(this.#signal);

@@ -182,6 +182,20 @@ test('blocks written while the prune runs survive it, whether new or once unreac
   expect(second.oldestStateEpoch).toBe(head.height - WINDOW);
 }, 120_000);
 
+test('a block no tipset links yet, written before the prune (a message sync fetched, a ChainPutObj object), survives it', async () => {
+  await buildChain();
+  // A message of a block sync has fetched but not added yet: stored, reachable from no tipset.
+  const pending = transfer();
+  const pendingCid = signedMessageCid(pending);
+  t.chain.putBlock({ header: t.chain.head().blocks[0]!, blsMessages: [], secpkMessages: [pending] });
+  expect(t.db.blockstore.has(pendingCid)).toBe(true);
+  const summary = await new ChainPruner(t.chain, t.db).prune({ window: WINDOW });
+  report('prune with an unlinked block', summary);
+  expect(summary.deleted).toBeGreaterThan(0);
+  expect(summary.deleted).toBeLessThanOrEqual(summary.candidates);
+  expect(t.db.blockstore.has(pendingCid)).toBe(true);
+}, 120_000);
+
 test('a prune cut short between two batches leaves a consistent database, and the next prune finishes it', async () => {
   await buildChain();
   const head = t.chain.head();
