@@ -8,6 +8,7 @@ import { DatabaseError, withSqlite } from './errors.js';
 import { EthIndex } from './eth-index.js';
 import { migrate } from './migrations.js';
 import { MpoolStore } from './mpool-store.js';
+import { NetBlockStore } from './net-block-store.js';
 import { SealingStore } from './sealing-store.js';
 import { SqliteBlockstore } from './sqlite-blockstore.js';
 
@@ -29,6 +30,8 @@ export class LedgerDatabase {
   readonly eth: EthIndex;
   /** Verified drand beacon entries (the drand client's cache). */
   readonly drand: DrandStore;
+  /** The net block list (NetBlockAdd), kept across restarts. */
+  readonly netBlocks: NetBlockStore;
   /** Batched deletes from the blockstore, and the file's size (the chain pruner's sweep). */
   readonly blockSweep: BlockSweep;
   readonly #db: Database.Database;
@@ -42,6 +45,7 @@ export class LedgerDatabase {
     this.sealing = new SealingStore(db);
     this.eth = new EthIndex(db);
     this.drand = new DrandStore(db);
+    this.netBlocks = new NetBlockStore(db);
     this.blockSweep = new BlockSweep(db);
   }
 

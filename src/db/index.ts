@@ -12,5 +12,6 @@ export { DrandStore, type StoredDrandEntry } from './drand-store.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
 export { EthIndex } from './eth-index.js';
 export { MpoolStore } from './mpool-store.js';
+export { type NetBlockKind, NetBlockStore } from './net-block-store.js';
 export { type SealingSectorRecord, SealingStore } from './sealing-store.js';
 export { SqliteBlockstore } from './sqlite-blockstore.js';

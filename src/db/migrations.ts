@@ -123,6 +123,14 @@ export const migrations: readonly Migration[] = [
       PRIMARY KEY (chain_hash, round)
     ) WITHOUT ROWID;`,
   },
+  {
+    description: 'net: the peers, IPs and subnets NetBlockAdd refused, kept across restarts',
+    sql: `CREATE TABLE net_blocklist (
+      kind TEXT NOT NULL,
+      value TEXT NOT NULL,
+      PRIMARY KEY (kind, value)
+    ) WITHOUT ROWID;`,
+  },
 ];
 
 /** Brings the schema up to date, one transaction per migration; refuses a newer schema. */

@@ -15,6 +15,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { type Multiaddr, multiaddr } from '@multiformats/multiaddr';
 import type { CID } from 'multiformats/cid';
 import type { Logger } from 'pino';
+import type { NetBlockStore } from '../db/index.js';
 import {
   type BlockMsg,
   decodeBlockMsg,
@@ -81,6 +82,8 @@ export interface NetworkOptions {
   readonly bootstrap?: readonly string[];
   readonly logger: Logger;
   readonly exchangeRate?: RateLimit;
+  /** Where NetBlockAdd's list is kept across restarts (in memory only without one). */
+  readonly blockStore?: Pick<NetBlockStore, 'list' | 'update'>;
 }
 
 export interface PeerInfo {
@@ -149,7 +152,7 @@ export class LedgerNetwork {
   static async create(options: NetworkOptions): Promise<LedgerNetwork> {
     const scores = new PeerScores();
     const bandwidth = new BandwidthCounter();
-    const blockList = new PeerBlockList();
+    const blockList = new PeerBlockList(options.blockStore);
     const host = await createHost({
       privateKey: options.privateKey,
       listen: options.listen,

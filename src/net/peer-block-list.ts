@@ -1,11 +1,13 @@
 /**
  * The peers, IP addresses and subnets the node refuses to connect with (NetBlockAdd,
  * NetBlockRemove, NetBlockList; go-libp2p `p2p/net/conngater` `BasicConnectionGater`, which Lotus
- * wires into its host). The host's connection gater asks it at dial and at accept; unlike Lotus's
- * gater it is kept in memory, so a restart forgets it.
+ * wires into its host). The host's connection gater asks it at dial and at accept. Given a store,
+ * it starts from what the store holds and writes every change through, so a restart keeps it, as
+ * Lotus's datastore-backed gater does.
  */
 import { BlockList, isIP } from 'node:net';
 import type { Multiaddr } from '@multiformats/multiaddr';
+import type { NetBlockKind, NetBlockStore } from '../db/index.js';
 import { NetError, NetErrorCode } from './errors.js';
 import { parsePeerId } from './peer-ids.js';
 
@@ -44,26 +46,50 @@ export function multiaddrIp(address: Multiaddr): string | undefined {
 }
 
 export class PeerBlockList {
+  readonly #store: Pick<NetBlockStore, 'list' | 'update'> | undefined;
   readonly #peers = new Set<string>();
   readonly #ips = new Map<string, IpFamily>();
   readonly #subnets = new Map<string, { ip: string; prefix: number; family: IpFamily }>();
   /** node:net's matcher over the IPs and subnets above, rebuilt when they change (it cannot remove). */
   #matcher = new BlockList();
 
-  /** Checks every entry before changing anything, so a bad one leaves the list as it was. */
+  constructor(store?: Pick<NetBlockStore, 'list' | 'update'>) {
+    this.#store = store;
+    if (store === undefined) return;
+    const stored: Record<NetBlockKind, string[]> = { peer: [], ip: [], subnet: [] };
+    for (const { kind, value } of store.list()) stored[kind]?.push(value);
+    this.#apply({ peers: stored.peer, ipAddrs: stored.ip, ipSubnets: stored.subnet }, false);
+  }
+
+  /** Checks every entry before changing anything, so a bad one leaves the list (and the store) as it was. */
   add(entries: BlockedEntries): void {
-    const { peers, ips, subnets } = this.#parse(entries);
-    for (const peer of peers) this.#peers.add(peer);
-    for (const ip of ips) this.#ips.set(ip.ip, ip.family);
-    for (const subnet of subnets) this.#subnets.set(`${subnet.ip}/${subnet.prefix}`, subnet);
-    this.#rebuild();
+    this.#apply(entries, false);
   }
 
   remove(entries: BlockedEntries): void {
+    this.#apply(entries, true);
+  }
+
+  #apply(entries: BlockedEntries, remove: boolean): void {
     const { peers, ips, subnets } = this.#parse(entries);
-    for (const peer of peers) this.#peers.delete(peer);
-    for (const ip of ips) this.#ips.delete(ip.ip);
-    for (const subnet of subnets) this.#subnets.delete(`${subnet.ip}/${subnet.prefix}`);
+    const keyed = subnets.map((subnet) => ({ key: `${subnet.ip}/${subnet.prefix}`, subnet }));
+    this.#store?.update(
+      [
+        ...peers.map((value) => ({ kind: 'peer' as const, value })),
+        ...ips.map(({ ip }) => ({ kind: 'ip' as const, value: ip })),
+        ...keyed.map(({ key }) => ({ kind: 'subnet' as const, value: key })),
+      ],
+      remove,
+    );
+    if (remove) {
+      for (const peer of peers) this.#peers.delete(peer);
+      for (const { ip } of ips) this.#ips.delete(ip);
+      for (const { key } of keyed) this.#subnets.delete(key);
+    } else {
+      for (const peer of peers) this.#peers.add(peer);
+      for (const { ip, family } of ips) this.#ips.set(ip, family);
+      for (const { key, subnet } of keyed) this.#subnets.set(key, subnet);
+    }
     this.#rebuild();
   }
 

@@ -45,6 +45,7 @@ export async function startNetworkServices(options: NetworkStartOptions): Promis
     listen: options.listen ?? DEFAULT_LIBP2P_LISTEN,
     bootstrap: options.bootstrap ?? [],
     logger: log,
+    blockStore: services.db.netBlocks,
   });
   const sync = new SyncManager({
     chain,
