@@ -3,8 +3,9 @@
  * Enable = true`; other networks prune by default; the pruner keeps the configured window.
  */
 import { pino } from 'pino';
+import { DEFAULT_PRUNE_WINDOW } from '../../src/chain/index.js';
 import type { ChainServices } from '../../src/node/chain-services.js';
-import { parseConfig } from '../../src/node/config.js';
+import { DEFAULT_PRUNE_WINDOW_EPOCHS, parseConfig } from '../../src/node/config.js';
 import { startPruning } from '../../src/node/pruning.js';
 import { TestChain } from '../helpers/test-chain.js';
 
@@ -35,4 +36,8 @@ test('the pruner keeps the configured window', async () => {
   const pruning = startPruning(services(), parseConfig('[Chainstore.Prune]\nWindow = 500', 'config.toml'), silent);
   expect(pruning.pruner.window).toBe(500n);
   await pruning.stop();
+});
+
+test("the config's default window is the pruner's (config.ts keeps its own copy so loading a config pulls in no chain code)", () => {
+  expect(BigInt(DEFAULT_PRUNE_WINDOW_EPOCHS)).toBe(DEFAULT_PRUNE_WINDOW);
 });
