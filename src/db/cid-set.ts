@@ -31,7 +31,12 @@ export class DiskCidSet {
 
   /** Adds the CID; true when it was not in the set yet (Go's `cid.Set.Visit`). */
   visit(cid: CID): boolean {
-    const added = withSqlite('adding to a temporary CID set', () => this.#insert.run(cid.bytes).changes === 1);
+    return this.visitBytes(cid.bytes);
+  }
+
+  /** `visit` for a CID's binary form. */
+  visitBytes(cid: Uint8Array): boolean {
+    const added = withSqlite('adding to a temporary CID set', () => this.#insert.run(cid).changes === 1);
     if (added) this.#size++;
     return added;
   }

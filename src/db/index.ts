@@ -1,3 +1,4 @@
+export { BlockStaging, type EncodedBlockData } from './block-staging.js';
 export { BlockSweep, type DatabaseSize, type SweepBatch } from './block-sweep.js';
 export {
   ChainIndex,

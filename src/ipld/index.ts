@@ -21,5 +21,5 @@ export {
 } from './errors.js';
 export { DEFAULT_HAMT_BIT_WIDTH, Hamt, type HamtFormat, type HamtOptions } from './hamt.js';
 export { MemoryBlockstore } from './memory-blockstore.js';
-export { verifyBlock } from './verify-block.js';
+export { digestProblem, verifyBlock } from './verify-block.js';
 export { WriteBatch } from './write-batch.js';

@@ -13,10 +13,19 @@ const IDENTITY_CODE = 0x00;
  */
 export function verifyBlock(cid: CID, bytes: Uint8Array): void {
   const { code, digest } = cid.multihash;
+  const problem = digestProblem(code, digest, bytes);
+  if (problem !== undefined) throw new BlockVerificationError(cid, problem);
+}
+
+/**
+ * Why `bytes` do not match a multihash (`code` and `digest`, as a CID carries them), or undefined
+ * when they do: `verifyBlock` for callers that hold a CID's bytes, not a CID object (bulk imports).
+ */
+export function digestProblem(code: number, digest: Uint8Array, bytes: Uint8Array): string | undefined {
   let actual: Uint8Array;
   if (code === BLAKE2B_256_CODE) actual = blake2b256(bytes);
   else if (code === SHA2_256_CODE) actual = hash('sha256', bytes, 'buffer');
   else if (code === IDENTITY_CODE) actual = bytes;
-  else throw new BlockVerificationError(cid, `unsupported multihash 0x${code.toString(16)}`);
-  if (!bytesEqual(actual, digest)) throw new BlockVerificationError(cid, 'its bytes do not hash to its CID');
+  else return `unsupported multihash 0x${code.toString(16)}`;
+  return bytesEqual(actual, digest) ? undefined : 'its bytes do not hash to its CID';
 }

@@ -24,5 +24,5 @@ export { BufferedBlockstore } from './buffered-blockstore.js';
 export { byteKey } from './byte-key.js';
 export { StateError, StateErrorCode } from './errors.js';
 export { decodeActorId, decodeInitState, encodeInitState, type InitState, initStateStruct } from './init-state.js';
-export { blockLinks } from './links.js';
+export { blockLinks, forEachLinkBytes } from './links.js';
 export { CURRENT_STATE_TREE_VERSION, hamtFormatOf, StateTree } from './state-tree.js';

@@ -19,6 +19,16 @@ function readArgument(bytes: Uint8Array, at: number, info: number): [argument: n
 export function blockLinks(cid: CID, bytes: Uint8Array): CID[] {
   const links: CID[] = [];
   if (cid.code !== DAG_CBOR_CODE) return links;
+  forEachLinkBytes(bytes, (start, end) => links.push(CID.decode(bytes.subarray(start, end))));
+  return links;
+}
+
+/**
+ * Calls `visit` with where the binary form of each CID a DAG-CBOR block links to lies in `bytes`
+ * (`bytes[start..end]`), in order: bulk walks (snapshot import and export) read the codec and key
+ * their sets on these bytes without building an object per link.
+ */
+export function forEachLinkBytes(bytes: Uint8Array, visit: (start: number, end: number) => void): void {
   let at = 0;
   for (let pending = 1; pending > 0; pending--) {
     const initial = bytes[at++]!;
@@ -31,9 +41,8 @@ export function blockLinks(cid: CID, bytes: Uint8Array): CID[] {
     else if (major === 6 && argument === CID_TAG) {
       const [length, start] = readArgument(bytes, at + 1, bytes[at]! & 0x1f);
       // Link bytes are 0x00 (the identity multibase prefix) and the binary CID.
-      links.push(CID.decode(bytes.subarray(start + 1, start + length)));
+      visit(start + 1, start + length);
       at = start + length;
     } else if (major === 6) pending++;
   }
-  return links;
 }

@@ -2,11 +2,13 @@
  * A CAR v1 reader for big imports (https://ipld.io/specs/transport/car/carv1/). @ipld/car's
  * streaming reader awaits several promises per block; this one parses whole read chunks
  * synchronously and hands out blocks in batches, checking every block's bytes against its CID. A
- * stream that ends inside a section is reported as truncated.
+ * stream that ends inside a section is reported as truncated. Sections keep their CID as bytes
+ * (what the blocks table keys on); the CID object is built only when asked for.
  */
 import { CID } from 'multiformats/cid';
-import { type Block, verifyBlock } from '../../ipld/index.js';
+import { digestProblem } from '../../ipld/index.js';
 import { decodeCbor } from '../../types/index.js';
+import { cidText, EncodedBlock, readCid } from './cid-bytes.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
 
 /**
@@ -45,10 +47,20 @@ function readVarint(bytes: Uint8Array, at: number, fileOffset: number): { value:
   return undefined;
 }
 
+/** One verified block of the file (views into the read chunk, no copy), and its codec. */
+export class CarSection extends EncodedBlock {
+  readonly codec: number;
+
+  constructor(cidBytes: Uint8Array, bytes: Uint8Array, codec: number) {
+    super(cidBytes, bytes);
+    this.codec = codec;
+  }
+}
+
 export interface CarSections {
   readonly roots: readonly CID[];
   /** Blocks in file order, verified, in batches of whatever each read chunk held. */
-  readonly batches: AsyncIterable<Block[]>;
+  readonly batches: AsyncIterable<CarSection[]>;
 }
 
 /** What is wrong with the bytes, and where; the importer adds the file and the blocks read so far. */
@@ -116,9 +128,9 @@ export async function readCarSections(source: AsyncIterable<Uint8Array>, path: s
   buffer = buffer.subarray(length.next + length.value);
   offset = length.next + length.value;
 
-  async function* batches(): AsyncGenerator<Block[]> {
+  async function* batches(): AsyncGenerator<CarSection[]> {
     for (;;) {
-      const blocks: Block[] = [];
+      const blocks: CarSection[] = [];
       let at = 0;
       for (;;) {
         const section = readVarint(buffer, at, offset);
@@ -130,23 +142,17 @@ export async function readCarSections(source: AsyncIterable<Uint8Array>, path: s
           );
         }
         if (section === undefined || buffer.length < section.next + section.value) break;
-        const body = buffer.subarray(section.next, section.next + section.value);
-        let cid: CID;
-        let bytes: Uint8Array;
-        try {
-          const [decoded, rest] = CID.decodeFirst(body);
-          cid = decoded;
-          bytes = rest;
-        } catch (error) {
-          throw corrupt(path, offset + at, `invalid CID (${(error as Error).message})`, error);
+        const end = section.next + section.value;
+        const cid = readCid(buffer.subarray(0, end), section.next);
+        if (typeof cid === 'string') throw corrupt(path, offset + at, `invalid CID (${cid})`);
+        const cidBytes = buffer.subarray(section.next, cid.end);
+        const bytes = buffer.subarray(cid.end, end);
+        const problem = digestProblem(cid.hashCode, cid.digest, bytes);
+        if (problem !== undefined) {
+          throw corrupt(path, offset + at, `block ${cidText(cidBytes)} failed verification: ${problem}`);
         }
-        try {
-          verifyBlock(cid, bytes);
-        } catch (error) {
-          throw corrupt(path, offset + at, (error as Error).message, error);
-        }
-        blocks.push({ cid, bytes });
-        at = section.next + section.value;
+        blocks.push(new CarSection(cidBytes, bytes, cid.codec));
+        at = end;
       }
       buffer = buffer.subarray(at);
       offset += at;

@@ -1,6 +1,6 @@
 /**
  * A CAR v1 writer for big exports (https://ipld.io/specs/transport/car/carv1/): the same bytes as
- * @ipld/car's writer, but sections are gathered into ~1 MiB chunks before they reach the stream.
+ * @ipld/car's writer, but sections are copied into ~1 MiB chunks before they reach the stream.
  * Writing every block as its own stream chunk costs a file-system round trip per block, which
  * dominated export time.
  */
@@ -9,18 +9,22 @@ import type { Writable } from 'node:stream';
 import type { CID } from 'multiformats/cid';
 import type { Block } from '../../ipld/index.js';
 import { encodeCbor } from '../../types/index.js';
+import { EncodedBlock } from './cid-bytes.js';
 
 const CHUNK_BYTES = 1 << 20;
+/** A section's length varint takes at most this many bytes (go-car's sections are under 2^31 bytes). */
+const MAX_VARINT_BYTES = 5;
 
-function varint(value: number): Uint8Array {
-  const out: number[] = [];
+/** Writes `value` as an unsigned varint at `at`; returns the offset after it. */
+function putVarint(into: Uint8Array, at: number, value: number): number {
   let rest = value;
+  let next = at;
   while (rest >= 0x80) {
-    out.push((rest & 0x7f) | 0x80);
+    into[next++] = (rest & 0x7f) | 0x80;
     rest = Math.floor(rest / 0x80);
   }
-  out.push(rest);
-  return Uint8Array.from(out);
+  into[next++] = rest;
+  return next;
 }
 
 /** Streams `blocks` as a CAR v1 with `roots` into `destination`, ending it when done. */
@@ -36,28 +40,50 @@ export async function writeCarChunked(
   destination.on('error', onError);
   const failed = new Promise<never>((_, reject) => destination.once('error', reject));
   failed.catch(() => undefined);
-  let parts: Uint8Array[] = [];
-  let pending = 0;
+  // Sections are copied into one chunk buffer, handed to the stream whole when full.
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
   const flush = async () => {
     if (failure !== undefined) throw failure;
-    const chunk = Buffer.concat(parts, pending);
-    parts = [];
-    pending = 0;
-    if (!destination.write(chunk)) await Promise.race([once(destination, 'drain'), failed]);
+    if (used === 0) return;
+    const full = chunk.subarray(0, used);
+    chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    used = 0;
+    await write(full);
   };
-  const push = async (part: Uint8Array) => {
-    parts.push(part);
-    pending += part.length;
-    if (pending >= CHUNK_BYTES) await flush();
+  const write = async (bytes: Uint8Array) => {
+    if (!destination.write(bytes)) await Promise.race([once(destination, 'drain'), failed]);
   };
+  /** Copies a section (CID and data) into the chunk; false when the chunk must be flushed first. */
+  const append = (cid: Uint8Array, data: Uint8Array): boolean => {
+    const length = cid.length + data.length;
+    if (used + MAX_VARINT_BYTES + length > CHUNK_BYTES) return false;
+    used = putVarint(chunk, used, length);
+    chunk.set(cid, used);
+    chunk.set(data, used + cid.length);
+    used += length;
+    return true;
+  };
+  const section = async (cid: Uint8Array, data: Uint8Array) => {
+    if (append(cid, data)) return;
+    await flush();
+    if (append(cid, data)) return;
+    // A section bigger than a chunk goes to the stream on its own.
+    const own = Buffer.allocUnsafe(MAX_VARINT_BYTES + cid.length + data.length);
+    const at = putVarint(own, 0, cid.length + data.length);
+    own.set(cid, at);
+    own.set(data, at + cid.length);
+    await write(own.subarray(0, at + cid.length + data.length));
+  };
+  const cidOf = (block: Block) => (block instanceof EncodedBlock ? block.cidBytes : block.cid.bytes);
   try {
     const header = encodeCbor({ roots: [...roots], version: 1 });
-    await push(varint(header.length));
-    await push(header);
-    for await (const { cid, bytes } of blocks) {
-      await push(varint(cid.bytes.length + bytes.length));
-      await push(cid.bytes);
-      await push(bytes);
+    await section(new Uint8Array(0), header);
+    if (Symbol.iterator in blocks) {
+      // A synchronous walk: no promise per block unless the chunk is full.
+      for (const block of blocks) if (!append(cidOf(block), block.bytes)) await section(cidOf(block), block.bytes);
+    } else {
+      for await (const block of blocks) await section(cidOf(block), block.bytes);
     }
     await flush();
     destination.end();

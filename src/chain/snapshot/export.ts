@@ -30,6 +30,9 @@ export interface ExportOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** Bytes the export file may hold in its queue before the walk waits for the disk. */
+const WRITE_QUEUE_BYTES = 8 << 20;
+
 /** Blocks written between two looks at the abort signal. */
 const ABORT_CHECK_BLOCKS = 1024;
 
@@ -83,7 +86,7 @@ export async function exportSnapshot(
       // Thrown inside the CAR writer, which destroys the destination.
       if (blocks % ABORT_CHECK_BLOCKS === 0) throwIfAborted(options.signal);
       blocks++;
-      bytes += block.cid.bytes.length + block.bytes.length;
+      bytes += block.cidBytes.length + block.bytes.length;
       if (blocks - lastReport >= 10_000) {
         lastReport = blocks;
         report();
@@ -118,7 +121,8 @@ export async function exportSnapshotToFile(
 ): Promise<ExportSummary> {
   const partial = `${path}.partial`;
   if (existsSync(path)) throw new SnapshotError(SnapshotErrorCode.Export, `${path} already exists`);
-  const file = createWriteStream(partial, { flags: 'wx' });
+  // A few chunks may queue for the disk while the walk goes on, rather than one at a time.
+  const file = createWriteStream(partial, { flags: 'wx', highWaterMark: WRITE_QUEUE_BYTES });
   try {
     const summary = await exportSnapshot(store, head, file, options);
     await rename(partial, path);

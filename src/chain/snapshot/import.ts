@@ -14,35 +14,34 @@
  *   reach genesis: a full snapshot;
  * - each included TxMeta's messages and each included receipts AMT are complete.
  *
+ * Completeness is proven while the file streams in whenever it can be (`StreamedLinks`): then a
+ * DAG's root being present settles it, and no block is read back. Otherwise each DAG is walked from
+ * the database (`DagChecker`), with the same verdicts.
+ *
  * Indexing writes what the chain store reads: tipsets with weights (a child's ParentWeight is its
  * parent's weight; the head's is computed from its parent state), the canonical chain, each tipset
  * state the snapshot holds (a child's ParentStateRoot and ParentMessageReceipts), message
  * inclusions, the genesis and head, and the oldest epoch with state (`state-window.ts`).
  */
 import { CID } from 'multiformats/cid';
-import { DiskCidSet, type LedgerDatabase } from '../../db/index.js';
+import { type BlockStaging, DiskCidSet, type LedgerDatabase, type SqliteBlockstore } from '../../db/index.js';
 import type { Blockstore } from '../../ipld/index.js';
 import type { NetworkParams } from '../../params/index.js';
-import { blockLinks } from '../../state/index.js';
-import {
-  type BlockHeader,
-  DAG_CBOR_CODE,
-  decodeBlockHeader,
-  decodeCbor,
-  TipSet,
-  TipSetKey,
-} from '../../types/index.js';
+import { type BlockHeader, decodeBlockHeader, decodeCbor, TipSet, TipSetKey } from '../../types/index.js';
 import { nextTurn } from '../../utils/abort.js';
 import { blockMessageCids } from '../block-messages.js';
 import { tipSetWeight } from '../weight.js';
 import { CarSectionError, readCarSections } from './car-reader.js';
+import { LinkKind, linkKind } from './cid-bytes.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
 import { openSnapshotSource, type SnapshotSource } from './source.js';
 import { CHAIN_GENESIS_META, CHAIN_HEAD_META, recordOldestStateEpoch } from './state-window.js';
+import { isHeaderShaped, MAX_BLOCKS_BEFORE, StreamedLinks } from './streamed-links.js';
+import { LinkFrame } from './walk.js';
 
-const RAW_CODE = 0x55;
-const IDENTITY_CODE = 0x00;
 const YIELD_EVERY_TIPSETS = 500;
+/** SQLite's page cache while a snapshot is imported (better-sqlite3's default is 16 MiB); memory stays bounded by it. */
+export const IMPORT_PAGE_CACHE_MIB = 32;
 
 /** `snapshot`: a minimal or full snapshot (Lotus `--import-snapshot`); `chain`: full only (`--import-chain`). */
 export type ImportMode = 'snapshot' | 'chain';
@@ -77,6 +76,11 @@ export interface ImportSummary {
   /** The oldest epoch (above genesis) whose state the node now holds; 1 or less for a full snapshot. */
   readonly oldestStateEpoch: bigint;
   readonly full: boolean;
+  /**
+   * How the DAGs were found complete: proven while the file streamed in, or each walked from the
+   * database afterwards, and why (see streamed-links.ts).
+   */
+  readonly completeness: { readonly by: 'stream' } | { readonly by: 'walk'; readonly because: string };
 }
 
 /** Imports the snapshot at `path` into `db`, which must hold no chain yet, or only its genesis. */
@@ -95,24 +99,38 @@ export async function importSnapshot(db: LedgerDatabase, path: string, options: 
     );
   }
   const source = await openSnapshotSource(path);
-  return db.exclusiveTransaction(async () => {
-    const { roots, blocks } = await readBlocks(db.blockstore, source, options.onProgress);
-    const report = (epoch: bigint, headEpoch: bigint) =>
-      options.onProgress?.({
-        phase: 'validating',
-        bytesRead: source.bytesRead(),
-        totalBytes: source.size,
-        blocks,
-        epoch,
-        headEpoch,
-      });
-    const indexed = await indexChain(db, roots, options, report, path);
-    return { ...indexed, blocks, fileBytes: source.size, compressed: source.compressed };
-  });
+  return db.exclusiveTransaction(
+    async () => {
+      const store = db.blockstore;
+      const before = store.someCids(MAX_BLOCKS_BEFORE + 1);
+      const staging = store.stage();
+      const links = new StreamedLinks(
+        (cid) => staging.firstByte(cid),
+        before.length > MAX_BLOCKS_BEFORE ? undefined : before,
+      );
+      const { roots, blocks } = await readBlocks(staging, links, source, options.onProgress);
+      staging.commit();
+      const report = (epoch: bigint, headEpoch: bigint) =>
+        options.onProgress?.({
+          phase: 'validating',
+          bytesRead: source.bytesRead(),
+          totalBytes: source.size,
+          blocks,
+          epoch,
+          headEpoch,
+        });
+      const doubt = links.doubt;
+      const indexed = await indexChain(db, roots, doubt === undefined, options, report, path);
+      const completeness = doubt === undefined ? { by: 'stream' as const } : { by: 'walk' as const, because: doubt };
+      return { ...indexed, blocks, fileBytes: source.size, compressed: source.compressed, completeness };
+    },
+    { cacheMiB: IMPORT_PAGE_CACHE_MIB },
+  );
 }
 
 async function readBlocks(
-  store: Blockstore,
+  store: BlockStaging,
+  links: StreamedLinks,
   source: SnapshotSource,
   onProgress: ImportOptions['onProgress'],
 ): Promise<{ roots: readonly CID[]; blocks: number }> {
@@ -120,7 +138,9 @@ async function readBlocks(
   try {
     const car = await readCarSections(source.chunks(), source.path);
     for await (const batch of car.batches) {
+      for (const section of batch) links.add(section);
       store.putMany(batch);
+      links.endBatch();
       blocks += batch.length;
       onProgress?.({ phase: 'reading', bytesRead: source.bytesRead(), totalBytes: source.size, blocks });
     }
@@ -137,24 +157,67 @@ async function readBlocks(
   }
 }
 
-/** Checks that every block below `root` is present, once per block across all calls. */
+/**
+ * Checks that every block below a root is present. When the stream proved every DAG below a
+ * non-header block complete (`StreamedLinks`), a root's presence settles it; otherwise each DAG is
+ * walked from the database, once per block across all calls.
+ */
 class DagChecker {
-  readonly #store: Blockstore;
+  readonly #store: SqliteBlockstore;
+  readonly #proven: boolean;
   readonly #checked = new DiskCidSet();
 
-  constructor(store: Blockstore) {
+  constructor(store: SqliteBlockstore, proven: boolean) {
     this.#store = store;
+    this.#proven = proven;
   }
 
   /** The first missing block below `root` (root included), or undefined when the DAG is complete. */
   missingBelow(root: CID): CID | undefined {
-    const pending = [root];
-    for (let cid = pending.pop(); cid !== undefined; cid = pending.pop()) {
-      if (cid.multihash.code === IDENTITY_CODE || (cid.code !== DAG_CBOR_CODE && cid.code !== RAW_CODE)) continue;
-      if (!this.#checked.visit(cid)) continue;
-      const bytes = this.#store.get(cid);
-      if (bytes === undefined) return cid;
-      if (cid.code === DAG_CBOR_CODE) pending.push(...blockLinks(cid, bytes));
+    if (linkKind(root.bytes) === LinkKind.Skipped) return undefined;
+    if (this.#proven) {
+      const first = this.#store.firstByte(root.bytes);
+      if (first === undefined) return root;
+      if (!isHeaderShaped(root.code, first)) return undefined;
+    }
+    return this.#walk(root);
+  }
+
+  /**
+   * Depth-first, marking a block checked only once everything below it is (post-order): a walk
+   * that stops at a missing block leaves no block marked whose DAG was not seen whole, so a later
+   * walk through the same blocks (another state tree) still finds what is missing.
+   */
+  #walk(root: CID): CID | undefined {
+    const stack: LinkFrame[] = [];
+    const enter = (cid: Uint8Array): CID | undefined => {
+      const kind = linkKind(cid);
+      if (kind === LinkKind.Skipped || this.#checked.hasBytes(cid)) return undefined;
+      if (kind === LinkKind.Invalid) {
+        throw new SnapshotError(SnapshotErrorCode.Corrupt, `a block below ${root} holds a link that is not a CID`);
+      }
+      if (kind === LinkKind.Raw) {
+        if (this.#store.firstByte(cid) === undefined) return CID.decode(cid);
+        this.#checked.visitBytes(cid);
+        return undefined;
+      }
+      const bytes = this.#store.getEncoded(cid);
+      if (bytes === undefined) return CID.decode(cid);
+      stack.push(new LinkFrame(bytes, cid));
+      return undefined;
+    };
+    const missingRoot = enter(root.bytes);
+    if (missingRoot !== undefined) return missingRoot;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.next < frame.links.length) {
+        const start = frame.links[frame.next++]!;
+        const missing = enter(frame.bytes.subarray(start, frame.links[frame.next++]!));
+        if (missing !== undefined) return missing;
+        continue;
+      }
+      stack.pop();
+      this.#checked.visitBytes(frame.cid!);
     }
     return undefined;
   }
@@ -246,14 +309,15 @@ function loadHead(store: Blockstore, carRoots: readonly CID[], path: string): Ti
 async function indexChain(
   db: LedgerDatabase,
   roots: readonly CID[],
+  dagsProven: boolean,
   options: ImportOptions,
   report: (epoch: bigint, headEpoch: bigint) => void,
   path: string,
-): Promise<Omit<ImportSummary, 'blocks' | 'fileBytes' | 'compressed'>> {
+): Promise<Omit<ImportSummary, 'blocks' | 'fileBytes' | 'compressed' | 'completeness'>> {
   const store = db.blockstore;
   const index = db.chainIndex;
   const head = loadHead(store, roots, path);
-  const dags = new DagChecker(store);
+  const dags = new DagChecker(store, dagsProven);
   try {
     const missingHeadState = dags.missingBelow(head.parentStateRoot);
     if (missingHeadState !== undefined) {

@@ -13,6 +13,7 @@ export {
 } from './export.js';
 export { ExportJobs } from './export-jobs.js';
 export {
+  IMPORT_PAGE_CACHE_MIB,
   type ImportMode,
   type ImportOptions,
   type ImportProgress,

@@ -9,18 +9,18 @@
  * One deviation: Lotus writes only the root of each receipts AMT; we write the whole AMT, so a
  * node started from the snapshot can answer receipt queries.
  *
- * The visited sets are SQLite temporary files (`DiskCidSet`), so memory stays bounded on any chain.
+ * The visited sets stay in memory while small and move to SQLite temporary files past that
+ * (`VisitedCids`), so memory stays bounded on any chain. Blocks travel as CID bytes and data, read
+ * by the blocks table's key and written to the CAR as they are.
  */
-import type { CID } from 'multiformats/cid';
-import { DiskCidSet } from '../../db/index.js';
-import { type Block, type Blockstore, getBlock } from '../../ipld/index.js';
-import { blockLinks } from '../../state/index.js';
+import { CID } from 'multiformats/cid';
+import { SqliteBlockstore } from '../../db/index.js';
+import { BlockNotFoundError, type Blockstore } from '../../ipld/index.js';
+import { forEachLinkBytes } from '../../state/index.js';
 import { type BlockHeader, DAG_CBOR_CODE, decodeBlockHeader, type TipSet } from '../../types/index.js';
+import { EncodedBlock, exportable, LinkKind, linkKind } from './cid-bytes.js';
 import { SnapshotError, SnapshotErrorCode } from './errors.js';
-
-const RAW_CODE = 0x55;
-const CBOR_CODE = 0x51;
-const IDENTITY_CODE = 0x00;
+import { VisitedCids } from './visited-cids.js';
 
 export interface SnapshotWalkOptions {
   /** State trees are included for epochs above `head.height − recentStateRoots`, and genesis. */
@@ -32,27 +32,30 @@ export interface SnapshotWalkOptions {
 }
 
 interface Found {
-  readonly cid: CID;
+  readonly cid: Uint8Array;
   /** Present for DAG-CBOR blocks, which were read to find their links. */
   readonly bytes?: Uint8Array;
 }
 
-function exportable(cid: CID): boolean {
-  if (cid.multihash.code === IDENTITY_CODE) return false;
-  return cid.code === DAG_CBOR_CODE || cid.code === RAW_CODE || cid.code === CBOR_CODE;
+/** Reads blocks by CID bytes: straight from SQLite's key, or through a CID for other stores. */
+type ReadEncoded = (cid: Uint8Array) => Uint8Array | undefined;
+
+function encodedReader(store: Blockstore): ReadEncoded {
+  if (store instanceof SqliteBlockstore) return (cid) => store.getEncoded(cid);
+  return (cid) => store.get(CID.decode(cid));
 }
 
 export class SnapshotWalk {
-  readonly #store: Blockstore;
-  readonly #seen = new DiskCidSet();
-  readonly #walked = new DiskCidSet();
+  readonly #read: ReadEncoded;
+  readonly #seen = new VisitedCids();
+  readonly #walked = new VisitedCids();
 
   constructor(store: Blockstore) {
-    this.#store = store;
+    this.#read = encodedReader(store);
   }
 
   /** The blocks of the snapshot of `head`, in Lotus's order. Iterate once; `close` when done. */
-  *blocks(head: TipSet, options: SnapshotWalkOptions): Generator<Block> {
+  *blocks(head: TipSet, options: SnapshotWalkOptions): Generator<EncodedBlock> {
     const stateFloor = head.height - options.recentStateRoots;
     const queue: CID[] = [...head.cids];
     for (let next = 0; next < queue.length; next++) {
@@ -62,22 +65,22 @@ export class SnapshotWalk {
         queue.splice(0, next);
         next = 0;
       }
-      if (!this.#seen.visit(cid)) continue;
-      const bytes = getBlock(this.#store, cid, 'block header');
-      yield { cid, bytes };
+      if (!this.#seen.visit(cid.bytes)) continue;
+      const bytes = this.#get(cid.bytes, 'block header');
+      yield new EncodedBlock(cid.bytes, bytes);
       const header = decodeHeader(cid, bytes);
       options.onHeader?.(header);
       const recent = header.height > stateFloor;
-      if ((!options.skipOldMessages || recent) && this.#walked.visit(header.messages)) {
+      if ((!options.skipOldMessages || recent) && this.#walked.visit(header.messages.bytes)) {
         yield* this.#emit(this.#dag(header.messages, `messages of block ${cid} (epoch ${header.height})`));
       }
       if (header.height > 0n) queue.push(...header.parents);
-      else yield* this.#emit(header.parents.map((parent) => ({ cid: parent })));
+      else yield* this.#emit(header.parents.map((parent) => ({ cid: parent.bytes })));
       if (header.height === 0n || recent) {
-        if (this.#walked.visit(header.parentStateRoot)) {
+        if (this.#walked.visit(header.parentStateRoot.bytes)) {
           yield* this.#emit(this.#dag(header.parentStateRoot, `parent state of block ${cid} (epoch ${header.height})`));
         }
-        if (this.#walked.visit(header.parentMessageReceipts)) {
+        if (this.#walked.visit(header.parentMessageReceipts.bytes)) {
           yield* this.#emit(
             this.#dag(header.parentMessageReceipts, `parent receipts of block ${cid} (epoch ${header.height})`),
           );
@@ -91,38 +94,67 @@ export class SnapshotWalk {
     this.#walked.close();
   }
 
-  *#emit(found: Iterable<Found>): Generator<Block> {
+  #get(cid: Uint8Array, what: string): Uint8Array {
+    const bytes = this.#read(cid);
+    if (bytes === undefined) throw new BlockNotFoundError(CID.decode(cid), what);
+    return bytes;
+  }
+
+  *#emit(found: Iterable<Found>): Generator<EncodedBlock> {
     for (const { cid, bytes } of found) {
-      if (!this.#seen.visit(cid) || !exportable(cid)) continue;
-      yield { cid, bytes: bytes ?? getBlock(this.#store, cid, 'linked block') };
+      if (!this.#seen.visit(cid)) continue;
+      const included = exportable(cid);
+      if (included === undefined) {
+        throw new SnapshotError(SnapshotErrorCode.Export, 'a block on the chain links to something that is not a CID');
+      }
+      if (included) yield new EncodedBlock(cid, bytes ?? this.#get(cid, 'linked block'));
     }
   }
 
   /** `root` (already marked walked), then every newly walked block below it, depth-first pre-order. */
   *#dag(root: CID, what: string): Generator<Found> {
     if (root.code !== DAG_CBOR_CODE) {
-      yield { cid: root };
+      yield { cid: root.bytes };
       return;
     }
-    const rootBytes = getBlock(this.#store, root, what);
-    yield { cid: root, bytes: rootBytes };
-    const stack: { links: CID[]; next: number }[] = [{ links: blockLinks(root, rootBytes), next: 0 }];
+    const rootBytes = this.#get(root.bytes, what);
+    yield { cid: root.bytes, bytes: rootBytes };
+    const stack = [new LinkFrame(rootBytes)];
     while (stack.length > 0) {
       const frame = stack[stack.length - 1]!;
       if (frame.next >= frame.links.length) {
         stack.pop();
         continue;
       }
-      const link = frame.links[frame.next++]!;
-      if (!this.#walked.visit(link)) continue;
-      if (link.code !== DAG_CBOR_CODE) {
+      const start = frame.links[frame.next++]!;
+      const end = frame.links[frame.next++]!;
+      if (!this.#walked.visit(frame.bytes, start, end)) continue;
+      const link = frame.bytes.subarray(start, end);
+      if (linkKind(link) !== LinkKind.DagCbor) {
         yield { cid: link };
         continue;
       }
-      const bytes = getBlock(this.#store, link, `a block of the ${what}`);
+      const bytes = this.#get(link, `a block of the ${what}`);
       yield { cid: link, bytes };
-      stack.push({ links: blockLinks(link, bytes), next: 0 });
+      stack.push(new LinkFrame(bytes));
     }
+  }
+}
+
+/**
+ * A block on a depth-first walk's stack: where its links lie in its bytes (start, end pairs), the
+ * next one to follow, and its CID when the walk needs it back.
+ */
+export class LinkFrame {
+  readonly bytes: Uint8Array;
+  readonly cid: Uint8Array | undefined;
+  readonly links: number[] = [];
+  next = 0;
+
+  constructor(bytes: Uint8Array, cid?: Uint8Array) {
+    this.bytes = bytes;
+    this.cid = cid;
+    forEachLinkBytes(bytes, (start, end) => this.links.push(start, end));
   }
 }
 
