@@ -10,4 +10,6 @@ export interface BeaconSource {
   readonly network: DrandNetwork;
   /** The entry of `round`; may wait until the round is published (`signal` ends the wait). */
   entry(round: bigint, signal?: AbortSignal): BeaconEntry | Promise<BeaconEntry>;
+  /** Verifies an entry (a chained network needs the one before); absent: verified against `network`'s key. */
+  verifyEntry?(entry: BeaconEntry, previous?: BeaconEntry): boolean;
 }

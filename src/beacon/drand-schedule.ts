@@ -23,7 +23,7 @@ export interface DrandPoint {
 export type DrandSchedule = readonly DrandPoint[];
 
 /** Refuses an empty schedule, one that does not start at epoch 0, and epochs out of order. */
-export function checkDrandSchedule(schedule: DrandSchedule): void {
+export function checkDrandSchedule(schedule: readonly { readonly startEpoch: bigint; readonly name: string }[]): void {
   if (schedule.length === 0) throw new InvalidArgumentError('a drand schedule needs at least one network');
   if (schedule[0]!.startEpoch !== 0n) {
     throw new InvalidArgumentError(`a drand schedule starts at epoch 0, not ${schedule[0]!.startEpoch}`);

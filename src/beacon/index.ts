@@ -29,4 +29,11 @@ export {
 } from './drand-schedule.js';
 export { DrandChainInfoError, DrandRelayError, type DrandRelayFailure, DrandUnavailableError } from './errors.js';
 export { LocalBeacon } from './local-beacon.js';
+export {
+  type AnyBeacon,
+  type BeaconPoint,
+  beaconForEpoch,
+  NetworkBeacon,
+  verifySourceEntry,
+} from './network-beacon.js';
 export { beaconMessage, verifyBeaconEntry } from './verify-entry.js';

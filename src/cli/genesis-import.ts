@@ -5,13 +5,13 @@
  * and state are imported into the repo's database, which the node then opens as its chain. The
  * CAR is kept as `$LEDGER_PATH/genesis.car`, as every node keeps its network's genesis.
  */
-import { copyFileSync, createReadStream, existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ChainStore } from '../chain/index.js';
 import { LedgerDatabase } from '../db/index.js';
-import { importCar } from '../ipld/index.js';
 import { DATABASE_FILE } from '../node/chain-services.js';
 import { DEVNET_FILE, GENESIS_CAR_FILE, hasDevnet, readDevnet } from '../node/devnet.js';
+import { importGenesisCar } from '../node/network-repo.js';
 import { Repo } from '../node/repo.js';
 import { LedgerError } from '../utils/errors.js';
 
@@ -34,14 +34,7 @@ export async function importGenesisIntoRepo(repoPath: string, carFile: string): 
   const db = LedgerDatabase.open(join(repo.path, DATABASE_FILE));
   try {
     if (ChainStore.hasChain(db)) return;
-    const { roots } = await importCar(db.blockstore, createReadStream(car));
-    const root = roots[0];
-    if (roots.length !== 1 || root === undefined || !root.equals(devnet.genesisCid)) {
-      throw new LedgerError(
-        'ERR_GENESIS_MISMATCH',
-        `${car} has root ${roots.join(', ')}, but the devnet's genesis is ${devnet.genesisCid}`,
-      );
-    }
+    await importGenesisCar(db, car, devnet.genesisCid);
   } finally {
     db.close();
   }

@@ -9,6 +9,7 @@ import { devnetCommand } from './commands/devnet.js';
 import { minerCommand } from './commands/miner.js';
 import { mpoolCommand } from './commands/mpool.js';
 import { netCommand } from './commands/net.js';
+import { networkCommand } from './commands/network.js';
 import { proofsCommand } from './commands/proofs.js';
 import { sendCommand } from './commands/send.js';
 import { stateCommand } from './commands/state.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
     .addCommand(mpoolCommand())
     .addCommand(stateCommand())
     .addCommand(netCommand())
+    .addCommand(networkCommand())
     .addCommand(syncCommand())
     .addCommand(authCommand())
     .addCommand(versionCommand())

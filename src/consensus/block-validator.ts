@@ -8,7 +8,7 @@
  * is validated once: concurrent requests share one run and accepted blocks are remembered.
  */
 import type { Logger } from 'pino';
-import type { BeaconSource, ChainClock } from '../beacon/index.js';
+import type { AnyBeacon, ChainClock } from '../beacon/index.js';
 import { type ChainStore, childBaseFee, type TipSetStates, txMetaCidOf } from '../chain/index.js';
 import { bls } from '../crypto/index.js';
 import type { TipSetStateRecord } from '../db/index.js';
@@ -46,7 +46,8 @@ const VALIDATED_CACHE_SIZE = 2048;
 export interface BlockValidatorOptions {
   readonly chain: ChainStore;
   readonly states: TipSetStates;
-  readonly beacon: BeaconSource;
+  /** The network's beacon schedule (or its one source). */
+  readonly beacon: AnyBeacon;
   readonly params: NetworkParams;
   /** Milliseconds since the Unix epoch; tests move time. */
   readonly clock?: () => number;
@@ -80,7 +81,7 @@ function malformed(reason: string): BlockCheckError {
 export class BlockValidator {
   readonly #chain: ChainStore;
   readonly #states: TipSetStates;
-  readonly #beacon: BeaconSource;
+  readonly #beacon: AnyBeacon;
   readonly #params: NetworkParams;
   readonly #clock: () => number;
   readonly #logger: Logger | undefined;
@@ -182,7 +183,7 @@ export class BlockValidator {
         BlockErrorCode.BadBeaconEntries,
         async () =>
           validateBeaconValues(
-            this.#beacon.network,
+            this.#beacon,
             chainClockOf(this.#chain, this.#params),
             header,
             parent.height,

@@ -5,7 +5,7 @@
  * and whether the miner may mine. Null (not an error) when the miner does not exist at the lookback
  * or has no sectors to prove.
  */
-import { latestBeaconRound, maxBeaconRoundForEpoch } from '../beacon/index.js';
+import { beaconForEpoch, latestBeaconRound, maxBeaconRoundForEpoch } from '../beacon/index.js';
 import {
   beaconEntriesForBlock,
   chainClockOf,
@@ -85,7 +85,7 @@ export function checkBaseInfoRound(ctx: MinerContext, round: bigint, base: TipSe
     );
   };
   if (round <= base.height) fail('the round must be above its base tipset');
-  const { network } = ctx.beacon;
+  const { network } = beaconForEpoch(ctx.beacon, round);
   const needed = maxBeaconRoundForEpoch(network, chainClockOf(ctx.chain, ctx.params), round);
   const nowSecs = BigInt(Math.floor(nowMs / 1000));
   const latest = latestBeaconRound(network, nowSecs);

@@ -1,4 +1,4 @@
-import type { BeaconSource } from '../beacon/index.js';
+import type { AnyBeacon } from '../beacon/index.js';
 import type { ChainStore, TipSetStates } from '../chain/index.js';
 import type { NetworkParams } from '../params/index.js';
 import type { Address, Signature } from '../types/index.js';
@@ -7,7 +7,8 @@ import type { Address, Signature } from '../types/index.js';
 export interface MinerContext {
   readonly chain: ChainStore;
   readonly states: TipSetStates;
-  readonly beacon: BeaconSource;
+  /** The network's beacon schedule (or its one source). */
+  readonly beacon: AnyBeacon;
   readonly params: NetworkParams;
   /** The directory holding the miner's sealed sector files (the devnet's pre-seal directory). */
   readonly sectorDirectory: string;

@@ -18,32 +18,25 @@
  * Created once; later starts read `devnet.json` and resume from the chain on disk.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CID } from 'multiformats/cid';
-import {
-  buildGenesis,
-  exportGenesisCar,
-  type GenesisActor,
-  genesisMinerFromLotusJson,
-} from '../chain/genesis/index.js';
+import type { GenesisActor } from '../chain/genesis/index.js';
 import type { ChainStore } from '../chain/index.js';
-import { secp256k1 } from '../crypto/index.js';
 import type { LedgerDatabase } from '../db/index.js';
 import type { NetworkParams } from '../params/index.js';
-import { ensureParameters, type ParameterProgress, preSeal } from '../proofs/index.js';
+import { ensureParameters, type ParameterProgress } from '../proofs/index.js';
 import { StateTree } from '../state/index.js';
 import { Address, ethAddressFromAddress, FILECOIN_PRECISION, jsonField, readJsonObject } from '../types/index.js';
 import { fromBase64, fromHex, toHex } from '../utils/bytes.js';
-import { type KeyInfoJson, keyInfoFromLotusJson, keyInfoToLotusJson, type Wallet } from '../wallet/index.js';
+import { type KeyInfoJson, keyInfoToLotusJson, type Wallet } from '../wallet/index.js';
 import { ConfigError } from './errors.js';
+import { genesisTimestampNow, keylessAccount, preSealGenesisMiner, writeGenesis } from './network-genesis.js';
 
 export const DEVNET_FILE = 'devnet.json';
 export const GENESIS_CAR_FILE = 'genesis.car';
 export const SECTORS_DIRECTORY = 'sectors';
 export const DEVNET_MINER = Address.newId(1000n);
-/** What lotus-seed `genesis add-miner` gives the miner's owner. */
-const MINER_OWNER_BALANCE = 50_000_000n * FILECOIN_PRECISION;
 
 export interface DevnetOptions {
   /** Seconds per epoch; fixed when the devnet is created. */
@@ -147,15 +140,8 @@ export async function createDevnet(
   await ensureParameters({ onProgress: options.onParameters });
 
   const sectorDirectory = join(repoPath, SECTORS_DIRECTORY);
-  const sealed = await preSeal({
-    miner: DEVNET_MINER,
-    sectors: options.sectors ?? 2,
-    dir: sectorDirectory,
-    network: 't',
-  });
-  const minerJson = sealed.manifest[DEVNET_MINER.toString('t')];
-  const miner = genesisMinerFromLotusJson(minerJson, 'pre-seal manifest');
-  const worker = wallet.import(keyInfoFromLotusJson(sealed.workerKey, 'pre-seal key'));
+  const sealed = await preSealGenesisMiner(DEVNET_MINER, options.sectors ?? 2, sectorDirectory, params);
+  const worker = wallet.import(sealed.workerKey);
 
   const accountBalance = options.accountBalance ?? 10_000n * FILECOIN_PRECISION;
   const accounts: Address[] = [];
@@ -169,30 +155,22 @@ export async function createDevnet(
     ...[...accounts, ...ethAccounts].map(
       (owner): GenesisActor => ({ type: 'account', balance: accountBalance, owner }),
     ),
-    { type: 'account', balance: MINER_OWNER_BALANCE, owner: miner.owner },
+    sealed.ownerAccount,
   ];
-  // Dated one epoch back, so round 1 is due as soon as the node runs: the first block then waits only
-  // for its winning PoSt, not for a whole block time on top. Rounded up, so round 2 is not due yet
-  // (its mining time is a propagation delay past block 1's timestamp, which is at most 1 s ahead).
-  const timestamp = BigInt(Math.ceil(Date.now() / 1000)) - options.blockDelaySecs;
+  const timestamp = genesisTimestampNow(options.blockDelaySecs);
   const networkName = `localnet-${randomUUID()}`;
-  const genesis = buildGenesis(
+  const genesis = await writeGenesis(
     db.blockstore,
     {
       networkName,
       timestamp,
       accounts: genesisAccounts,
-      miners: [miner],
-      // The rest of the supply goes to an account nobody holds a key for.
-      remainderAccount: {
-        type: 'account',
-        balance: 0n,
-        owner: Address.newSecp256k1(secp256k1.publicKey(randomBytes(32))),
-      },
+      miners: [sealed.miner],
+      remainderAccount: keylessAccount(),
     },
     params,
+    join(repoPath, GENESIS_CAR_FILE),
   );
-  await exportGenesisCar(db.blockstore, genesis.cid, createWriteStream(join(repoPath, GENESIS_CAR_FILE)));
 
   const info: DevnetInfo = {
     networkName,

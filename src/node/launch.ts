@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rpcUrl } from '../rpc/endpoint.js';
+import type { ChainServices } from './chain-services.js';
 import { LOG_LEVELS } from './config.js';
+import type { DevnetInfo } from './devnet.js';
 import { devnetAccounts, devnetEthAccounts, hasDevnet, readDevnet } from './devnet.js';
 import { ConfigError } from './errors.js';
 import type { CreateNodeOptions, Devnet, NodeHandle, StartDevnetOptions } from './library.js';
@@ -111,8 +113,15 @@ export async function launchNode(
   return { node, handle };
 }
 
+/** A node running a devnet: its chain has the devnet's identity. */
+export type DevnetNode = LedgerNode & { readonly chain: ChainServices & { readonly devnet: DevnetInfo } };
+
+function isDevnetNode(node: LedgerNode): node is DevnetNode {
+  return node.chain?.devnet !== undefined;
+}
+
 /** `startDevnet` with the node behind it (for the project's tests, test/helpers/devnet.ts). */
-export async function launchDevnet(options: StartDevnetOptions = {}): Promise<{ node: LedgerNode; devnet: Devnet }> {
+export async function launchDevnet(options: StartDevnetOptions = {}): Promise<{ node: DevnetNode; devnet: Devnet }> {
   const settings = devnetSettings(options);
   const { node, handle } = await launchNode(
     {
@@ -122,11 +131,11 @@ export async function launchDevnet(options: StartDevnetOptions = {}): Promise<{ 
     },
     settings,
   );
-  const chain = node.chain;
-  if (chain === undefined) {
+  if (!isDevnetNode(node)) {
     await handle.stop();
-    throw new Error('the devnet node has no chain');
+    throw new Error('the devnet node has no devnet chain');
   }
+  const chain = node.chain;
   const { devnet } = chain;
   const accounts = devnetAccounts(devnet, chain.chain, node.wallet).map((account) => ({
     address: account.address.toString('t'),

@@ -71,15 +71,16 @@ export class LocalMiners implements StorageContext {
   }
 
   /**
-   * Sets up the devnet miner (when its worker key is here) and every miner added before, and runs
-   * them unless `run` is false (then each waits, stopped, for `miningLoop(…).start()` and the like).
+   * Sets up the genesis miners (the devnet's when its worker key is here, pre-sealed ones given with
+   * `--miner`) and every miner added before, and runs them unless `run` is false (then each waits,
+   * stopped, for `miningLoop(…).start()` and the like).
    */
   async start(
-    devnetMiner: { readonly address: Address; readonly sectorDirectory: string } | undefined,
+    genesisMiners: readonly { readonly address: Address; readonly sectorDirectory: string }[] | undefined,
     run = true,
   ): Promise<void> {
     this.#started = run;
-    if (devnetMiner !== undefined) await this.#run(devnetMiner.address, devnetMiner.sectorDirectory);
+    for (const miner of genesisMiners ?? []) await this.#run(miner.address, miner.sectorDirectory);
     for (const entry of this.#readAdded()) await this.#run(Address.fromString(entry.Address), entry.SectorDirectory);
   }
 

@@ -56,7 +56,7 @@ export function createMining(input: {
     onValidated: input.onBlockValidated,
   });
   const intake = new BlockIntake({ chain, validator, logger: logger.child({ module: 'intake' }) });
-  const ctx: MinerContext = { chain, states, beacon, params, sectorDirectory: devnet.sectorDirectory };
+  const ctx: MinerContext = { chain, states, beacon, params, sectorDirectory: devnet?.sectorDirectory ?? '' };
   // The wallet signs synchronously; the miner library takes an async signer so a remote one fits too.
   const sign = async (address: Address, data: Uint8Array): Promise<Signature> => wallet.sign(address, data);
   const build = (template: BlockTemplate) => createBlock(ctx, template, sign);

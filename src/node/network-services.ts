@@ -40,10 +40,11 @@ export async function startNetworkServices(options: NetworkStartOptions): Promis
   const log = logger.child({ module: 'net' });
   const network = await LedgerNetwork.create({
     chain,
-    networkName: services.devnet.networkName,
+    networkName: services.network.name,
     privateKey: await loadOrCreatePeerKey(options.repoPath),
     listen: options.listen ?? DEFAULT_LIBP2P_LISTEN,
-    bootstrap: options.bootstrap ?? [],
+    // The network's bootstrap peers, and those of the command line.
+    bootstrap: [...new Set([...services.network.bootstrap, ...(options.bootstrap ?? [])])],
     logger: log,
     blockStore: services.db.netBlocks,
   });

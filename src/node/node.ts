@@ -11,7 +11,7 @@ import { listenMultiaddr, parseListenAddress } from '../rpc/endpoint.js';
 import type { RpcContext, RpcServer, TokenAuthority } from '../rpc/index.js';
 import { setDefaultNetwork } from '../types/index.js';
 import { Keystore, Wallet } from '../wallet/index.js';
-import { type ChainServices, openDevnetChain } from './chain-services.js';
+import { type ChainServices, openChain } from './chain-services.js';
 import { loadConfig, type NodeConfig } from './config.js';
 import type { DevnetOptions } from './devnet.js';
 import { hasDevnet } from './devnet.js';
@@ -21,6 +21,8 @@ import { createLogger } from './logger.js';
 import type { Mining } from './mining.js';
 import { type MpoolServices, openMpool } from './mpool-services.js';
 import { NETWORK_PRESETS, type NetworkName } from './network.js';
+import type { NetworkDefinition } from './network-definition.js';
+import { repoNetwork } from './network-repo.js';
 import type { NetworkServices } from './network-services.js';
 import { type NodePruning, startPruning } from './pruning.js';
 import { Repo } from './repo.js';
@@ -50,6 +52,13 @@ export interface StartOptions {
   readonly devnet?: DevnetStartOptions;
   /** The libp2p side: listen and bootstrap multiaddrs; `enabled: false` runs without a host. */
   readonly p2p?: P2pOptions;
+  /**
+   * The network to join (`ledger daemon --network <file|name>`): its genesis is imported into a repo
+   * without a chain and its definition kept in the repo; a repo of another network is refused.
+   */
+  readonly network?: NetworkDefinition;
+  /** Directories of pre-sealed genesis miners (`ledger network create`'s `miners/<id>`) to run. */
+  readonly miners?: readonly string[];
 }
 
 export interface P2pOptions {
@@ -188,17 +197,29 @@ export class LedgerNode {
     let pruning: NodePruning | undefined;
     try {
       const isDevnet = options.devnet !== undefined || hasDevnet(repo.path);
-      const overrides = { ...options.overrides, ...(isDevnet ? { network: 'devnet' as const } : {}) };
+      // The repo's network, else the one asked for, brings its presets (a devnet: the 2k ones).
+      const joined = isDevnet ? undefined : (repoNetwork(repo.path) ?? options.network);
+      const overrides = {
+        ...options.overrides,
+        ...(isDevnet ? { network: 'devnet' as const } : joined === undefined ? {} : { network: joined.paramsPreset }),
+      };
       const config = applyOverrides(loadConfig(repo.configFile), overrides);
       const logger = options.logger ?? createLogger({ level: config.logging.level });
       // Before any service makes its child logger, so that LogList and LogSetLevel see them all.
       const logs = new SubsystemLoggers(logger);
       const network = config.chain.network;
-      setDefaultNetwork(NETWORK_PRESETS[network].addressNetwork);
+      const presetParams = joined?.params ?? NETWORK_PRESETS[network];
+      setDefaultNetwork(presetParams.addressNetwork);
 
       const keystore = new Keystore(repo.keystoreDirectory);
-      const wallet = new Wallet(keystore, { eip155ChainId: NETWORK_PRESETS[network].eip155ChainId });
-      chain = await openDevnetChain({ repoPath: repo.path, wallet, logger, create: options.devnet });
+      const wallet = new Wallet(keystore, { eip155ChainId: presetParams.eip155ChainId });
+      chain = await openChain({
+        repoPath: repo.path,
+        wallet,
+        logger,
+        network: options.network,
+        create: options.devnet,
+      });
       const mpool = chain === undefined ? undefined : await openMpool({ services: chain, wallet, logger });
       // Before mining starts, so the indexer sees every head change from here on.
       eth =
@@ -237,10 +258,15 @@ export class LedgerNode {
           logger,
         });
         // A node that joined the devnet without its worker key follows it; `mine: false` sets the miner up, stopped.
+        const { devnet } = chain;
+        const { loadPreSealedMiner } = await import('./network-miner.js');
         await miners.start(
-          wallet.has(chain.devnet.worker)
-            ? { address: chain.devnet.miner, sectorDirectory: chain.devnet.sectorDirectory }
-            : undefined,
+          [
+            ...(devnet !== undefined && wallet.has(devnet.worker)
+              ? [{ address: devnet.miner, sectorDirectory: devnet.sectorDirectory }]
+              : []),
+            ...(options.miners ?? []).map((directory) => loadPreSealedMiner(directory, wallet)),
+          ],
           options.devnet?.mine !== false,
         );
       }
@@ -286,7 +312,7 @@ export class LedgerNode {
                 store: chain.chain,
                 states: chain.states,
                 params: chain.params,
-                networkName: chain.devnet.networkName,
+                networkName: chain.network.name,
                 ...(pruning === undefined ? {} : { pruner: pruning.pruner }),
               },
             }),
@@ -332,7 +358,7 @@ export class LedgerNode {
       });
       const apiAddress = listenMultiaddr(host, server.port);
       repo.writeApi(apiAddress);
-      logger.info({ repo: repo.path, api: apiAddress, network }, 'node started');
+      logger.info({ repo: repo.path, api: apiAddress, network: chain?.network.name ?? network }, 'node started');
       started = new LedgerNode({
         repo,
         logger,

@@ -16,8 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '../../src/index.js';
-import type { LedgerNode } from '../../src/node/index.js';
-import { launchDevnet } from '../../src/node/launch.js';
+import { type DevnetNode, launchDevnet } from '../../src/node/launch.js';
 import type { Devnet as LibraryDevnet } from '../../src/node/library.js';
 import { PERMISSIONS, type Permission, RpcClient } from '../../src/rpc/index.js';
 import { setDefaultNetwork, type TipSet } from '../../src/types/index.js';
@@ -44,7 +43,7 @@ export interface StartDevnetOptions {
 export interface Devnet extends LibraryDevnet {
   /** `http://127.0.0.1:<port>/rpc/v1` (the library's `rpcUrl`). */
   readonly url: string;
-  readonly node: LedgerNode;
+  readonly node: DevnetNode;
   /** The library's `repo`. */
   readonly repoPath: string;
   /** Calls `Ledger.<method>` with a token of `perm` (default admin) and returns the Lotus JSON result. */

@@ -97,7 +97,7 @@ function fill(path: string, slack: number): number {
     node = await start(true);
     const services = node.chain!;
     const { chain, db } = services;
-    const miner = services.devnet.miner;
+    const miner = services.devnet!.miner;
     const loop = node.miners!.miningLoop();
 
     const filler = join(datastore, 'filler');

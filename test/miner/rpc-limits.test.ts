@@ -4,7 +4,7 @@
  * beacon loop stops when its call is aborted, GasEstimateFeeCap refuses queue lengths past what
  * Lotus's arithmetic can answer, and stopping the node ends a long call instead of waiting for it.
  */
-import type { LocalBeacon } from '../../src/beacon/index.js';
+import { beaconForEpoch } from '../../src/beacon/index.js';
 import { beaconEntriesForBlock, chainClockOf } from '../../src/consensus/index.js';
 import { checkBaseInfoRound, MAX_BASE_INFO_EPOCHS_AFTER_BASE, type MinerContext } from '../../src/miner/index.js';
 import { maxFeeCapQueueBlocks } from '../../src/mpool/gas-estimate.js';
@@ -66,7 +66,7 @@ describe('MinerGetBaseInfo', () => {
   test('the checks follow the clock: one beacon round ahead is served (drand waits for it), two are not', () => {
     const ctx = minerContext();
     const base = ctx.chain.genesis;
-    const { network } = ctx.beacon;
+    const { network } = beaconForEpoch(ctx.beacon, 0n);
     const clock = chainClockOf(ctx.chain, ctx.params);
     // At the genesis time: beacon round 1 is out; epoch 2 needs round 2 (next), epoch 3 round 3.
     const atGenesisMs = Number(network.genesisTime) * 1000;
@@ -83,7 +83,7 @@ describe('MinerGetBaseInfo', () => {
 
   test('the beacon loop stops when its signal fires', async () => {
     const ctx = minerContext();
-    const beacon = ctx.beacon as LocalBeacon;
+    const beacon = ctx.beacon;
     const previous = ctx.chain.latestBeaconEntry(ctx.chain.genesis);
     const abort = new AbortController();
     setTimeout(() => abort.abort(new Error('the client went away')), 100);

@@ -1,13 +1,14 @@
 /** `ledger daemon`: runs the node in the foreground until SIGINT or SIGTERM. */
 import { Command, Option } from 'commander';
-import { NETWORK_NAMES, type NetworkName } from '../../node/network.js';
+import { isNetworkName, NETWORK_NAMES } from '../../node/network.js';
 import { defaultRepoPath } from '../../node/repo.js';
 import { integerParser } from '../arguments.js';
 import type { GlobalOptions } from '../node-connection.js';
 
 interface DaemonOptions {
   api?: number;
-  network?: NetworkName;
+  network?: string;
+  miner?: string[];
   apiMaxReqSize?: number;
   importSnapshot?: string;
   importChain?: string;
@@ -24,8 +25,13 @@ export function daemonCommand(): Command {
       'API port (0 picks a free one; default: config.toml [API] ListenAddress)',
       integerParser('--api', 0, 65535),
     )
-    .addOption(
-      new Option('--network <name>', 'network preset (default: config.toml [Chain] Network)').choices(NETWORK_NAMES),
+    .option(
+      '--network <file|name>',
+      `the network to join: a definition file (\`ledger network create\` writes one; docs/networks.md) or a preset, ${NETWORK_NAMES.join(' or ')} (default: the repo's network, else config.toml [Chain] Network)`,
+    )
+    .option(
+      '--miner <dir...>',
+      "run a pre-sealed genesis miner from its directory (`ledger network create`'s miners/<id>)",
     )
     .option(
       '--api-max-req-size <bytes>',
@@ -47,11 +53,16 @@ export function daemonCommand(): Command {
     .option('--libp2p-listen <multiaddr...>', 'libp2p listen addresses (default /ip4/127.0.0.1/tcp/0)')
     .action(async (options: DaemonOptions, command: Command) => {
       const repoPath = command.optsWithGlobals<GlobalOptions>().repo ?? defaultRepoPath();
+      const snapshot = options.importChain ?? options.importSnapshot;
+      const { resolveNetworkDefinition } = await import('../../node/network-definition.js');
+      const definition = options.network === undefined ? undefined : resolveNetworkDefinition(options.network);
+      const preset = isNetworkName(options.network) ? options.network : undefined;
+      // A preset name joins its network only to import a snapshot of it: otherwise it sets the presets.
+      const network = preset === undefined || snapshot !== undefined ? definition : undefined;
       if (options.genesis !== undefined) {
         const { importGenesisIntoRepo } = await import('../genesis-import.js');
         await importGenesisIntoRepo(repoPath, options.genesis);
       }
-      const snapshot = options.importChain ?? options.importSnapshot;
       if (snapshot !== undefined) {
         const { importSnapshotIntoRepo } = await import('../snapshot-import.js');
         await importSnapshotIntoRepo({
@@ -59,13 +70,16 @@ export function daemonCommand(): Command {
           file: snapshot,
           mode: options.importChain === undefined ? 'snapshot' : 'chain',
           showProgress: true,
+          network,
         });
       }
       // Loaded here, not at the top: the server stack would slow down every other command's start.
       const { LedgerNode, stopOnSignal } = await import('../../node/index.js');
       const node = await LedgerNode.start({
         repoPath,
-        overrides: { apiPort: options.api, network: options.network, maxRequestSize: options.apiMaxReqSize },
+        overrides: { apiPort: options.api, network: preset, maxRequestSize: options.apiMaxReqSize },
+        ...(network === undefined ? {} : { network }),
+        ...(options.miner === undefined ? {} : { miners: options.miner }),
         p2p: {
           ...(options.bootstrap === undefined ? {} : { bootstrap: options.bootstrap }),
           ...(options.libp2pListen === undefined ? {} : { listen: options.libp2pListen }),

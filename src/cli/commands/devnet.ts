@@ -114,9 +114,9 @@ export function devnetCommand(): Command {
       } finally {
         parameters.stop();
       }
-      const accounts = node.chain === undefined ? [] : devnetAccounts(node.chain.devnet, node.chain.chain, node.wallet);
-      const ethAccounts =
-        node.chain === undefined ? [] : devnetEthAccounts(node.chain.devnet, node.chain.chain, node.wallet);
+      const devnet = node.chain?.devnet;
+      const accounts = devnet === undefined ? [] : devnetAccounts(devnet, node.chain!.chain, node.wallet);
+      const ethAccounts = devnet === undefined ? [] : devnetEthAccounts(devnet, node.chain!.chain, node.wallet);
       printBanner(node, accounts, ethAccounts, performance.now() - started);
       await stopOnSignal(node);
     });
@@ -129,8 +129,8 @@ function printBanner(
   startMs: number,
 ): void {
   const chain = node.chain;
-  if (chain === undefined) return;
-  const { devnet } = chain;
+  const devnet = chain?.devnet;
+  if (chain === undefined || devnet === undefined) return;
   const url = rpcUrl(node.apiAddress, 1);
   const out: string[] = [];
   const rule = '==================';
