@@ -44,6 +44,8 @@ const { metafile } = await build({
     index: join(root, 'dist', 'index.js'),
     // The sealing process's script (src/proofs/seal-process.ts finds it beside the chunk that forks it).
     'seal-worker': join(root, 'dist', 'proofs', 'seal-worker.js'),
+    // The EVM worker thread's script (src/vm/evm/interpreter.ts finds it beside the chunk that starts it).
+    'evm-worker': join(root, 'dist', 'vm', 'evm', 'evm-worker.js'),
   },
   outdir,
   bundle: true,

@@ -2,7 +2,8 @@
  * Keeps the Ethereum hash index (src/db `EthIndex`) up to date, as Lotus's chain indexer fills its
  * `eth_tx_hash` table (filecoin-project/lotus `chain/index/indexer.go`): each tipset the head moves
  * onto is indexed by its block hash, with the Ethereum hash of each delegated-signed message in
- * it, so a node finds transactions it only synced; delegated messages entering the message pool
+ * it, so a node finds transactions it only synced, and the EVM logs of the tipset it executed (its
+ * parent) with their bloom (Lotus indexes events the same way, `chain/index/events.go`); delegated messages entering the message pool
  * are indexed as they arrive. At start the chain below the head is indexed in the background back
  * to the first tipset already known (all of it on a fresh repo) or the first whose messages the node
  * does not hold (a snapshot's or pruned chain), a chunk at a time.
@@ -14,6 +15,7 @@ import { nextTurn } from '../utils/abort.js';
 import { signedChainMessage } from '../vm/index.js';
 import type { ChainStore } from './chain-store.js';
 import { ethBlockHash, ethTxHashOf } from './eth-hashes.js';
+import { indexTipSetLogs } from './eth-logs.js';
 
 /** Tipsets indexed per turn of the event loop while catching up at start. */
 const CATCH_UP_CHUNK = 200;
@@ -75,7 +77,10 @@ export class EthIndexer {
     }
   }
 
-  /** Indexes a tipset's block hash and its delegated messages' transaction hashes. */
+  /**
+   * Indexes a tipset's block hash and its delegated messages' transaction hashes, and the logs of
+   * its parent, which it executed.
+   */
   indexTipSet(tipSet: TipSet): void {
     this.#db.transaction(() => {
       this.#index.putTipSet(ethBlockHash(tipSet), tipSet.key);
@@ -83,6 +88,13 @@ export class EthIndexer {
         for (const signed of this.#chain.blockMessages(header).secpMessages) this.indexMessage(signed);
       }
     });
+    if (tipSet.height === 0n) return;
+    try {
+      indexTipSetLogs(this.#chain, this.#index, this.#chain.loadTipSet(tipSet.parents), tipSet, this.#chainId);
+    } catch (error) {
+      // The parent's messages are not held (a snapshot's first tipset): eth_getLogs cannot reach it either.
+      this.#logger?.debug({ err: error, height: tipSet.height.toString() }, 'Ethereum log index: parent not indexed');
+    }
   }
 
   async #catchUp(from: TipSet): Promise<void> {

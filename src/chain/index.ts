@@ -18,6 +18,18 @@ export { ChainError, ChainErrorCode } from './errors.js';
 export { cidOfEthHash, ethBlockHash, ethHashOfCid, ethTxHashOf } from './eth-hashes.js';
 export { EthIndexer } from './eth-indexer.js';
 export {
+  BLOOM_BYTES,
+  bloomAdd,
+  type ExecutedMessages,
+  ethLogFromEvent,
+  executedByChild,
+  executedLogs,
+  indexTipSetLogs,
+  logsBloom,
+  receiptEvents,
+  signedMessageOfChainMessage,
+} from './eth-logs.js';
+export {
   type HeadChange,
   type HeadChangeListener,
   type HeadChangeSource,

@@ -14,6 +14,7 @@
  * - Both refuse a round above the tipset's height ("from the future"). The draw hashes the round
  *   as asked, negative or not.
  */
+import type { CID } from 'multiformats/cid';
 import { blake2b256, type DomainSeparationTag, drawRandomnessFromDigest } from '../crypto/index.js';
 import type { BeaconEntry, TipSet } from '../types/index.js';
 import type { RandomnessSource } from '../vm/index.js';
@@ -58,6 +59,11 @@ export class ChainRandomness implements RandomnessSource {
   /** blake2b256 of the beacon entry `round` reads (Lotus `GetBeaconRandomness`). */
   beaconDigest(round: bigint): Uint8Array {
     return blake2b256(this.beaconEntry(round).data);
+  }
+
+  /** Lotus `FvmExtern.GetTipsetCid`: the key CID of the tipset at `epoch` (the one before it at a null round). */
+  tipsetCid(epoch: bigint): CID {
+    return this.#tipSetAt(epoch, true).key.cid();
   }
 
   /** Lotus `DrawChainRandomness`: what `StateGetRandomnessFromTickets` answers. */

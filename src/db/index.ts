@@ -11,7 +11,7 @@ export { DiskCidSet } from './cid-set.js';
 export { LedgerDatabase } from './database.js';
 export { DrandStore, type StoredDrandEntry } from './drand-store.js';
 export { DatabaseError, SchemaVersionError } from './errors.js';
-export { EthIndex } from './eth-index.js';
+export { EthIndex, type EthLogQuery, type EthLogRecord } from './eth-index.js';
 export { MpoolStore } from './mpool-store.js';
 export { type NetBlockKind, NetBlockStore } from './net-block-store.js';
 export { type SealingSectorRecord, SealingStore } from './sealing-store.js';

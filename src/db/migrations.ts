@@ -131,6 +131,30 @@ export const migrations: readonly Migration[] = [
       PRIMARY KEY (kind, value)
     ) WITHOUT ROWID;`,
   },
+  {
+    description: "eth index: the EVM logs of executed tipsets (eth_getLogs) and each tipset's logs bloom",
+    sql: `CREATE TABLE eth_log_tipsets (
+      block_hash BLOB PRIMARY KEY NOT NULL,
+      height INTEGER NOT NULL,
+      bloom BLOB NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE eth_logs (
+      block_hash BLOB NOT NULL,
+      log_index INTEGER NOT NULL,
+      height INTEGER NOT NULL,
+      tx_index INTEGER NOT NULL,
+      tx_hash BLOB NOT NULL,
+      address BLOB NOT NULL,
+      topic1 BLOB,
+      topic2 BLOB,
+      topic3 BLOB,
+      topic4 BLOB,
+      data BLOB NOT NULL,
+      PRIMARY KEY (block_hash, log_index)
+    ) WITHOUT ROWID;
+    CREATE INDEX eth_logs_by_height ON eth_logs (height);
+    CREATE INDEX eth_logs_by_address ON eth_logs (address, height);`,
+  },
 ];
 
 /** Brings the schema up to date, one transaction per migration; refuses a newer schema. */

@@ -20,6 +20,7 @@ export {
   MalformedNodeError,
 } from './errors.js';
 export { DEFAULT_HAMT_BIT_WIDTH, Hamt, type HamtFormat, type HamtOptions } from './hamt.js';
+export { KAMT_KEY_BYTES, Kamt, type KamtConfig, type KamtKeyCodec } from './kamt.js';
 export { MemoryBlockstore } from './memory-blockstore.js';
 export { digestProblem, verifyBlock } from './verify-block.js';
 export { WriteBatch } from './write-batch.js';

@@ -41,6 +41,13 @@ export interface ChannelOptions {
    * the channel, as Lotus closes a ChainNotify subscription whose buffer of 16 is full.
    */
   readonly buffer: number;
+  /**
+   * eth_subscribe's framing instead of go-jsonrpc's (geth's, which Lotus sends through its reverse
+   * client, filecoin-project/lotus `node/impl/eth/subscriptions.go`): the call answers with the
+   * subscription id, each value is an `eth_subscription` notification `{subscription, result}`, and
+   * nothing marks the end.
+   */
+  readonly ethSubscription?: true;
 }
 
 declare const channelValues: unique symbol;
@@ -57,6 +64,8 @@ export class OpenChannel {
     readonly source: ChannelSource<unknown>,
     readonly encode: (value: unknown) => unknown,
     readonly options: ChannelOptions,
+    /** An eth_subscribe subscription's id: the call's answer, and the `subscription` of each value. */
+    readonly subscriptionId?: string,
   ) {}
 }
 
@@ -82,8 +91,41 @@ export function channelResult<V, J>(
   };
 }
 
-/** go-jsonrpc's answer to a channel method called where no channel can be carried (HTTP POST). */
-export function noChannelSupport(method: string): JsonRpcError {
+/** What an eth_subscribe handler returns: the subscription's id and the source of its values. */
+export interface EthSubscriptionSource<V> {
+  readonly id: string;
+  readonly source: ChannelSource<V>;
+}
+
+/** eth_subscribe's result: a subscription id, then `eth_subscription` notifications of `values`. */
+export function ethSubscriptionResult<V, J>(
+  values: ResultDeclaration<V, J>,
+  options: { readonly buffer: number },
+): ResultDeclaration<EthSubscriptionSource<V>, string> {
+  const channel: ChannelOptions = { ...options, ethSubscription: true };
+  return {
+    name: values.name,
+    description: `a subscription id (WebSocket only); eth_subscription notifications carry ${values.description}`,
+    schema: { type: 'string', 'x-eth-subscription': true, description: 'the subscription id' },
+    channel,
+    encode: ({ id, source }) =>
+      new OpenChannel(
+        source as ChannelSource<unknown>,
+        values.encode as (value: unknown) => unknown,
+        channel,
+        id,
+      ) as never,
+  };
+}
+
+/**
+ * go-jsonrpc's answer to a channel method called where no channel can be carried (HTTP POST);
+ * geth's for eth_subscribe (`notifications not supported`, which Ethereum clients know).
+ */
+export function noChannelSupport(method: string, options?: ChannelOptions): JsonRpcError {
+  if (options?.ethSubscription === true) {
+    return new JsonRpcError(JsonRpcErrorCode.MethodNotFound, 'notifications not supported');
+  }
   return new JsonRpcError(
     JsonRpcErrorCode.MethodNotFound,
     `method '${method}' not supported in this mode (no out channel support): call it over a WebSocket at the same path`,

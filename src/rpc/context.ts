@@ -16,6 +16,7 @@ import type { SyncManager } from '../sync/index.js';
 import type { Address, BlockMsg, TipSet } from '../types/index.js';
 import type { Wallet } from '../wallet/index.js';
 import type { TokenAuthority } from './auth.js';
+import type { EthEvents, EthFilters, EthSubscriptions } from './eth-filters.js';
 
 /** Facts about the running node that `Version` reports. */
 export interface NodeInfo {
@@ -121,6 +122,12 @@ export interface NetContext {
  */
 export interface EthContext {
   readonly index: EthIndex;
+  /** Head changes and pool additions as eth events (filters and eth_subscribe follow them). */
+  readonly events: EthEvents;
+  /** The installed eth filters (eth_newFilter …). */
+  readonly filters: EthFilters;
+  /** The open eth_subscribe subscriptions. */
+  readonly subscriptions: EthSubscriptions;
 }
 
 export interface RpcContext {

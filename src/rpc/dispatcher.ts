@@ -106,6 +106,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   );
 }
 
+/** Ethereum namespaces: an unknown method there gets geth's wording, which Ethereum clients match. */
+const ETH_NAMESPACE = /^(eth|net|web3|debug|txpool|trace)_/;
+
+/**
+ * go-jsonrpc's "method 'X' not found"; for Ethereum names geth's "the method X does not
+ * exist/is not available" (ethereum/go-ethereum `rpc/errors.go`), the message ethers v6 recognises
+ * as an unsupported method (its filter polling then falls back to eth_getLogs).
+ */
+function methodNotFound(name: string): JsonRpcError {
+  return new JsonRpcError(
+    JsonRpcErrorCode.MethodNotFound,
+    ETH_NAMESPACE.test(name) ? `the method ${name} does not exist/is not available` : `method '${name}' not found`,
+  );
+}
+
 /**
  * A call's CallInfo. A class, not an object literal with a getter: V8 gives every such literal a
  * map of its own (the getter is part of the shape), and at tens of thousands of calls a second
@@ -306,7 +321,7 @@ export class Dispatcher {
         return fail(error);
       }
       observe(true);
-      return { id, jsonrpc: '2.0', result: channelId };
+      return { id, jsonrpc: '2.0', result: result.subscriptionId ?? channelId };
     };
     let result: unknown;
     try {
@@ -327,9 +342,9 @@ export class Dispatcher {
     channels: ChannelHost | undefined,
   ): unknown {
     const method = this.#byName.get(name);
-    if (method === undefined) throw new JsonRpcError(JsonRpcErrorCode.MethodNotFound, `method '${name}' not found`);
+    if (method === undefined) throw methodNotFound(name);
     // Before the permission check, as go-jsonrpc's handler checks it.
-    if (method.channel !== undefined && channels === undefined) throw noChannelSupport(name);
+    if (method.channel !== undefined && channels === undefined) throw noChannelSupport(name, method.channel);
     if (!permissions.includes(method.permission)) throw permissionDenied(method.name, method.permission);
     const missing = this.#unavailable.size === 0 ? undefined : this.#unavailable.get(method);
     if (missing !== undefined) throw new ServiceUnavailableError(name, missing);
@@ -347,7 +362,8 @@ export class Dispatcher {
         if (i >= params.length) return param.decode(null, param.name);
         return param.decode(plain ? params[i] : plainJson(params[i]), param.name);
       } catch (error) {
-        if (!(error instanceof LedgerError)) throw error;
+        // A decoder that picks its own JSON-RPC error (Lotus refuses some params in the handler, code 1) keeps it.
+        if (!(error instanceof LedgerError) || error instanceof JsonRpcError) throw error;
         throw new JsonRpcError(JsonRpcErrorCode.InvalidParams, `invalid params for '${name}': ${error.message}`, {
           cause: error,
         });

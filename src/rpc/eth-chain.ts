@@ -5,15 +5,23 @@
  * delegated-signed ones and by its CID's digest otherwise; messages in tipset N run when N+1 is
  * built, so receipts and "state at N" are N's post-state.
  */
-import { ethBlockHash, ethHashOfCid, ethTxHashOf } from '../chain/index.js';
-import type { EthIndex } from '../db/index.js';
+import type { CID } from 'multiformats/cid';
+import {
+  ethBlockHash,
+  ethHashOfCid,
+  ethTxHashOf,
+  executedLogs,
+  logsBloom,
+  signedMessageOfChainMessage,
+} from '../chain/index.js';
+import type { EthIndex, EthLogRecord } from '../db/index.js';
 import { StateTree } from '../state/index.js';
 import {
   Address,
   AddressProtocol,
+  type CborNode,
   CREATE_EXTERNAL_METHOD,
   decodeChainCbor,
-  decodeSignedMessage,
   EAM_ADDRESS,
   type EthTransaction,
   ethAddressFromAddress,
@@ -31,7 +39,7 @@ import {
 import { bytesEqual } from '../utils/bytes.js';
 import { LruCache } from '../utils/lru-cache.js';
 import { type ChainMessage, computeGasOutputs } from '../vm/index.js';
-import type { ChainContext } from './context.js';
+import type { ChainContext, ServedContext } from './context.js';
 import { JsonRpcError, JsonRpcErrorCode } from './errors.js';
 import { type BlockParam, hexData, quantity } from './eth-codecs.js';
 
@@ -52,7 +60,6 @@ const ZERO_HASH = `0x${'00'.repeat(32)}`;
 const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 const EMPTY_TRIE_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 const FULL_BLOOM = `0x${'ff'.repeat(256)}`;
-const EMPTY_BLOOM = `0x${'00'.repeat(256)}`;
 
 function callFailed(message: string): JsonRpcError {
   return new JsonRpcError(JsonRpcErrorCode.CallFailed, message);
@@ -145,6 +152,18 @@ export class EthTipSets {
   }
 }
 
+const tipSetsCache = new WeakMap<object, EthTipSets>();
+
+/** The tipset resolver of a node's chain and hash index. */
+export function ethTipSets(context: ServedContext<'chain' | 'eth'>): EthTipSets {
+  let tipSets = tipSetsCache.get(context.chain);
+  if (tipSets === undefined) {
+    tipSets = new EthTipSets(context.chain, context.eth.index);
+    tipSetsCache.set(context.chain, tipSets);
+  }
+  return tipSets;
+}
+
 /** A tipset's messages (Lotus `MessagesForTipset`) with their receipts from executing it. */
 export interface ExecutedTipSet {
   readonly tipSet: TipSet;
@@ -152,6 +171,7 @@ export interface ExecutedTipSet {
   readonly receipts: readonly MessageReceipt[];
   /** The state after the tipset's messages. */
   readonly state: StateTree;
+  readonly stateRoot: CID;
 }
 
 const executedCache = new WeakMap<TipSet, ExecutedTipSet>();
@@ -167,7 +187,13 @@ export async function executedTipSet(chain: ChainContext, tipSet: TipSet): Promi
       `receipts and messages of tipset ${tipSet.key} do not match (${receipts.length} ≠ ${messages.length})`,
     );
   }
-  const executed = { tipSet, messages, receipts, state: StateTree.load(chain.store.blockstore, stateRoot) };
+  const executed = {
+    tipSet,
+    messages,
+    receipts,
+    stateRoot,
+    state: StateTree.load(chain.store.blockstore, stateRoot),
+  };
   executedCache.set(tipSet, executed);
   return executed;
 }
@@ -342,22 +368,9 @@ export function ethTxJson(
   return ethTxJsonOfNative(signed.message, ethTxHashOf(signed, chainId), tree, location, chainId);
 }
 
-/**
- * The SignedMessage behind a chain message: delegated and secp256k1 messages are stored signed
- * under their chain CID; a BLS message stands alone (its signature is aggregated in the block).
- */
+/** The SignedMessage behind a chain message (BLS ones with a placeholder signature). */
 export function signedMessageOf(chain: ChainContext, message: ChainMessage): SignedMessage {
-  if (message.message.from.protocol !== AddressProtocol.BLS) {
-    const bytes = chain.store.blockstore.get(message.cid);
-    if (bytes !== undefined) {
-      try {
-        return decodeSignedMessage(bytes);
-      } catch {
-        // An unsigned message under this CID: a BLS message sent from an ID or other address.
-      }
-    }
-  }
-  return { message: message.message, signature: { type: SignatureType.BLS, data: new Uint8Array(0) } };
+  return signedMessageOfChainMessage(chain.store.blockstore, message);
 }
 
 /** Lotus `EthTxReceipt` JSON. */
@@ -375,17 +388,66 @@ export interface EthReceiptJson {
   gasUsed: string;
   effectiveGasPrice: string;
   logsBloom: string;
-  logs: unknown[];
+  logs: EthLogJson[];
   type: string;
 }
 
-/** Lotus `newEthTxReceipt` for a transaction without events (no EVM exists yet to emit them). */
-export function ethReceiptJson(tx: EthTxJson, receipt: MessageReceipt, baseFee: bigint): EthReceiptJson {
+/** Lotus `EthLog` JSON. */
+export interface EthLogJson {
+  address: string;
+  data: string;
+  topics: string[];
+  removed: boolean;
+  logIndex: string;
+  transactionIndex: string;
+  transactionHash: string;
+  blockHash: string;
+  blockNumber: string;
+}
+
+export function ethLogJson(log: EthLogRecord, removed = false): EthLogJson {
+  return {
+    address: hexData(log.address),
+    data: hexData(log.data),
+    topics: log.topics.map(hexData),
+    removed,
+    logIndex: quantity(log.logIndex),
+    transactionIndex: quantity(log.transactionIndex),
+    transactionHash: hexData(log.transactionHash),
+    blockHash: hexData(log.blockHash),
+    blockNumber: quantity(log.blockNumber),
+  };
+}
+
+/**
+ * The 0x address of the contract a deploy created: the `eth_address` of the EAM's
+ * CreateExternalReturn `[actor_id, robust_address, eth_address]` (filecoin-project/builtin-actors
+ * `actors/eam/src/lib.rs`); null when the return does not decode.
+ */
+function deployedAddress(returned: Uint8Array): string | null {
+  try {
+    const node = decodeChainCbor(returned, 'CreateExternalReturn');
+    if (!Array.isArray(node) || node.length !== 3) return null;
+    const address = readBytes(node[2] as CborNode, 'CreateExternalReturn.eth_address');
+    return address.length === 20 ? hexData(address) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Lotus `newEthTxReceipt`: `logs` are the transaction's logs (block-wide indexes). */
+export function ethReceiptJson(
+  tx: EthTxJson,
+  receipt: MessageReceipt,
+  baseFee: bigint,
+  logs: readonly EthLogRecord[] = [],
+): EthReceiptJson {
   const gasUsed = receipt.gasUsed;
   const feeCap = BigInt(tx.maxFeePerGas ?? tx.gasPrice ?? '0x0');
   const premium = BigInt(tx.maxPriorityFeePerGas ?? tx.gasPrice ?? '0x0');
   const outputs = computeGasOutputs(gasUsed, BigInt(tx.gas), baseFee, feeCap, premium);
   const spent = outputs.baseFeeBurn + outputs.minerTip + outputs.overEstimationBurn;
+  const succeeded = receipt.exitCode === 0n;
   return {
     transactionHash: tx.hash,
     transactionIndex: tx.transactionIndex ?? '0x0',
@@ -394,16 +456,32 @@ export function ethReceiptJson(tx: EthTxJson, receipt: MessageReceipt, baseFee: 
     from: tx.from,
     to: tx.to,
     root: ZERO_HASH,
-    status: receipt.exitCode === 0n ? '0x1' : '0x0',
-    // Deploys need the EAM's return; no contract can be deployed yet.
-    contractAddress: null,
+    status: succeeded ? '0x1' : '0x0',
+    contractAddress: tx.to === null && succeeded ? deployedAddress(receipt.return) : null,
     cumulativeGasUsed: '0x0',
     gasUsed: quantity(gasUsed),
     effectiveGasPrice: quantity(gasUsed > 0n ? spent / gasUsed : 0n),
-    logsBloom: EMPTY_BLOOM,
-    logs: [],
+    logsBloom: hexData(logsBloom(logs)),
+    logs: logs.map((log) => ethLogJson(log)),
     type: tx.type,
   };
+}
+
+const logsCache = new WeakMap<ExecutedTipSet, EthLogRecord[]>();
+
+/** Every EVM log of an executed tipset (cached with it). */
+export function tipSetLogs(chain: ChainContext, executed: ExecutedTipSet): EthLogRecord[] {
+  let logs = logsCache.get(executed);
+  if (logs === undefined) {
+    logs = executedLogs(chain.store.blockstore, executed, chain.params.eip155ChainId);
+    logsCache.set(executed, logs);
+  }
+  return logs;
+}
+
+/** The logs of the transaction at `index` of an executed tipset. */
+export function transactionLogs(chain: ChainContext, executed: ExecutedTipSet, index: number): EthLogRecord[] {
+  return tipSetLogs(chain, executed).filter((log) => log.transactionIndex === index);
 }
 
 /** Lotus `EthBlock` JSON. */
@@ -452,7 +530,9 @@ export async function ethBlockJson(
   chain: ChainContext,
   tipSet: TipSet,
   fullTransactions: boolean,
+  index: EthIndex,
 ): Promise<EthBlockJson> {
+  const bloom = index.bloomOf(ethBlockHash(tipSet));
   const executed = await executedTipSet(chain, tipSet);
   const transactions = tipSetTransactions(chain, executed);
   const gasUsed = executed.receipts.reduce((sum, receipt) => sum + receipt.gasUsed, 0n);
@@ -464,8 +544,8 @@ export async function ethBlockJson(
     stateRoot: ZERO_HASH,
     transactionsRoot: transactions.length === 0 ? EMPTY_TRIE_ROOT : ZERO_HASH,
     receiptsRoot: ZERO_HASH,
-    // Lotus answers the indexed bloom of the tipset's events, or all ones without one; no events exist yet.
-    logsBloom: FULL_BLOOM,
+    // Lotus `newEthBlockLogsBloom`: the indexed bloom of the tipset's logs, all ones when it is not indexed (yet).
+    logsBloom: bloom === undefined ? FULL_BLOOM : hexData(bloom),
     difficulty: '0x0',
     totalDifficulty: '0x0',
     number: quantity(tipSet.height),

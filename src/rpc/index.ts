@@ -41,6 +41,13 @@ export {
   RpcHttpError,
   ServiceUnavailableError,
 } from './errors.js';
+export {
+  DEFAULT_ETH_FILTER_LIMITS,
+  EthEvents,
+  type EthFilterLimits,
+  EthFilters,
+  EthSubscriptions,
+} from './eth-filters.js';
 export { ExpensiveCallGate } from './expensive-calls.js';
 export {
   DEFAULT_MAX_REQUEST_BYTES,

@@ -307,7 +307,7 @@ class RpcConnection {
     this.#channels.delete(channel.id);
     if (this.#channelsByRequest.get(channel.requestKey) === channel) this.#channelsByRequest.delete(channel.requestKey);
     this.#backlogged.delete(channel);
-    if (tell) this.sendClose(channel.id);
+    if (tell && !channel.isEthSubscription) this.sendClose(channel.id);
   }
 
   sendClose(channelId: number): void {
@@ -443,6 +443,11 @@ class ServerChannel implements ChannelSink<unknown> {
     return this.#controller.signal;
   }
 
+  /** An eth_subscribe subscription: values go out as `eth_subscription` notifications, and no close. */
+  get isEthSubscription(): boolean {
+    return this.#channel.subscriptionId !== undefined;
+  }
+
   send(value: unknown): void {
     if (this.#ending || this.#ended) return;
     if (this.#started && this.#queue.length === 0 && !this.#connection.congested) {
@@ -485,7 +490,7 @@ class ServerChannel implements ChannelSink<unknown> {
 
   /** Its answer is sent: values may follow. */
   start(): void {
-    if (this.#closeOnStart) this.#connection.sendClose(this.id);
+    if (this.#closeOnStart && !this.isEthSubscription) this.#connection.sendClose(this.id);
     if (this.#ended) return;
     this.#started = true;
     this.flush();
@@ -516,11 +521,19 @@ class ServerChannel implements ChannelSink<unknown> {
 
   #write(value: unknown): void {
     const json = valueJson(this.#channel.encode(value));
-    const head = `{"jsonrpc":"2.0","method":"xrpc.ch.val","params":[${this.id},`;
+    const subscription = this.#channel.subscriptionId;
+    const [head, tail] =
+      subscription === undefined
+        ? [`{"jsonrpc":"2.0","method":"xrpc.ch.val","params":[${this.id},`, CLOSE_VALUE_FRAME]
+        : [
+            `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":${JSON.stringify(subscription)},"result":`,
+            CLOSE_SUBSCRIPTION_FRAME,
+          ];
     this.#connection.send(
-      typeof json === 'string' ? `${head}${json}]}` : Buffer.concat([Buffer.from(head), json, CLOSE_VALUE_FRAME]),
+      typeof json === 'string' ? `${head}${json}${tail}` : Buffer.concat([Buffer.from(head), json, tail]),
     );
   }
 }
 
 const CLOSE_VALUE_FRAME = Buffer.from(']}');
+const CLOSE_SUBSCRIPTION_FRAME = Buffer.from('}}');

@@ -32,6 +32,8 @@ export const ACTOR_NAMES = [
   'reward',
   'placeholder',
   'ethaccount',
+  'evm',
+  'eam',
 ] as const;
 export type ActorName = (typeof ACTOR_NAMES)[number];
 

@@ -22,6 +22,13 @@ export function cidOfCbor(bytes: Uint8Array): CID {
   return CID.createV1(DAG_CBOR_CODE, Digest.create(BLAKE2B_256_CODE, blake2b256(bytes)));
 }
 
+const RAW_CODE = 0x55;
+
+/** The CID Filecoin gives a raw (IPLD_RAW) block, as the EVM actor stores bytecode. */
+export function cidOfRaw(bytes: Uint8Array): CID {
+  return CID.createV1(RAW_CODE, Digest.create(BLAKE2B_256_CODE, blake2b256(bytes)));
+}
+
 /** Parses a CID string with a clear error. */
 export function parseCid(text: string): CID {
   try {

@@ -13,6 +13,8 @@ export const eventEntryStruct = declareStruct('EventEntry', [
   { key: 'value', json: 'Value', kind: bytes },
 ]);
 
+export type EventEntry = StructValue<typeof eventEntryStruct>;
+
 export const eventStruct = declareStruct('Event', [
   { key: 'emitter', json: 'Emitter', kind: uint64, description: 'the actor ID of the emitter' },
   { key: 'entries', json: 'Entries', kind: array(eventEntryStruct.kind) },

@@ -13,7 +13,7 @@ import {
   type StateTree,
   SYSTEM_ACTOR_ID,
 } from '../state/index.js';
-import { type Actor, Address, AddressProtocol, encodeCbor } from '../types/index.js';
+import { type Actor, Address, AddressProtocol, type Event, type EventEntry, encodeCbor } from '../types/index.js';
 import { invokeMethod } from './actors/actor.js';
 import { actorImplementation } from './actors/registry.js';
 import { ActorError, OutOfGasError, VmError, VmErrorCode } from './errors.js';
@@ -23,6 +23,7 @@ import { ExitCode, FIRST_USER_EXIT_CODE } from './exit-code.js';
 import type { GasTracker } from './gas/gas-tracker.js';
 import {
   type GasCharge,
+  onActorEvent,
   onActorLookup,
   onActorUpdate,
   onChainReturnValue,
@@ -33,14 +34,20 @@ import {
 } from './gas/price-list.js';
 import { InvocationRuntime } from './invocation-runtime.js';
 import { METHOD_CONSTRUCTOR, METHOD_SEND } from './methods.js';
+import type { SendRefusal } from './runtime.js';
 import { ActorAccess, StateAccessTracker } from './state-access-tracker.js';
 import type { VmContext } from './vm-context.js';
 
 /** The FVM's call depth limit. */
 const MAX_CALL_DEPTH = 1025;
 
+/** ref-fvm kernel `emit_event` limits. */
+const MAX_EVENT_ENTRIES = 255;
+const MAX_EVENT_KEY_LENGTH = 31;
+const MAX_EVENT_VALUES_LENGTH = 8 << 10;
+
 /** Why the VM refused a send before the callee ran (the FVM's syscall error numbers). */
-export type SendFailure = 'insufficient-funds' | 'not-found' | 'illegal-argument' | 'limit-exceeded';
+export type SendFailure = SendRefusal;
 
 class SendRefused extends Error {
   constructor(
@@ -61,6 +68,16 @@ export interface CallResult {
   readonly failure: SendFailure | null;
   /** Why the call failed, for receipts' error strings; "" on success. */
   readonly error: string;
+}
+
+/** One send: who calls whom, how, with what. */
+interface CallRequest {
+  readonly from: bigint;
+  readonly to: Address;
+  readonly method: bigint;
+  readonly params: Uint8Array | null;
+  readonly value: bigint;
+  readonly readOnly: boolean;
 }
 
 interface TraceFrame {
@@ -101,6 +118,10 @@ export class CallManager {
   readonly origin: bigint;
   readonly #originAddress: Address;
   readonly #nonce: bigint;
+  /** The message's effective gas premium (EVM GASPRICE is the base fee plus it). */
+  readonly gasPremium: bigint;
+  /** Events emitted so far by calls that have not failed (ref-fvm's event accumulator). */
+  readonly #events: Event[] = [];
   readonly #access = new StateAccessTracker(PRELOADED_ACTORS);
   #actorsCreated = 0n;
   #depth = 0;
@@ -113,7 +134,7 @@ export class CallManager {
     context: VmContext,
     tree: StateTree,
     gas: GasTracker,
-    origin: { id: bigint; address: Address; nonce: bigint },
+    origin: { id: bigint; address: Address; nonce: bigint; gasPremium?: bigint },
     receiverId: bigint | undefined,
   ) {
     this.context = context;
@@ -122,6 +143,7 @@ export class CallManager {
     this.origin = origin.id;
     this.#originAddress = origin.address;
     this.#nonce = origin.nonce;
+    this.gasPremium = origin.gasPremium ?? 0n;
     // The sender was read and updated in preflight (paid by OnChainMessage); the receiver counts as read.
     this.#access.recordUpdate(origin.id);
     if (receiverId !== undefined) this.#access.recordRead(receiverId);
@@ -134,6 +156,48 @@ export class CallManager {
     this.gas.charge(charge);
   }
 
+  /** The top-level message's nonce. */
+  get originNonce(): bigint {
+    return this.#nonce;
+  }
+
+  /** The events of the calls that succeeded, in emission order. */
+  get events(): readonly Event[] {
+    return this.#events;
+  }
+
+  /**
+   * Records an event from `emitter` (ref-fvm kernel `emit_event`: the same limits, then the
+   * OnActorEvent charge); a call that fails later drops it. A refused event aborts the actor with
+   * USR_ASSERTION_FAILED, as builtin-actors' runtime turns every emit_event error into.
+   */
+  emitEvent(emitter: bigint, entries: readonly EventEntry[]): void {
+    let keyBytes = 0;
+    let valueBytes = 0;
+    for (const entry of entries) {
+      const keyLength = new TextEncoder().encode(entry.key).length;
+      if (keyLength > MAX_EVENT_KEY_LENGTH) {
+        throw new ActorError(
+          ExitCode.UsrAssertionFailed,
+          `event key exceeds ${MAX_EVENT_KEY_LENGTH} bytes: ${entry.key}`,
+        );
+      }
+      if (entry.codec !== BigInt(IpldCodec.Raw) && entry.codec !== BigInt(IpldCodec.Cbor)) {
+        throw new ActorError(ExitCode.UsrAssertionFailed, `event codec must be IPLD_RAW or CBOR, was ${entry.codec}`);
+      }
+      keyBytes += keyLength;
+      valueBytes += entry.value.length;
+    }
+    this.charge(onActorEvent(entries.length, keyBytes, valueBytes));
+    if (entries.length > MAX_EVENT_ENTRIES) {
+      throw new ActorError(ExitCode.UsrAssertionFailed, `event exceeded max entries: ${entries.length} > 255`);
+    }
+    if (valueBytes > MAX_EVENT_VALUES_LENGTH) {
+      throw new ActorError(ExitCode.UsrAssertionFailed, `event values exceed ${MAX_EVENT_VALUES_LENGTH} bytes in all`);
+    }
+    this.#events.push({ emitter, entries: [...entries] });
+  }
+
   /** The message's trace: the top-level call with the charges made around it. */
   executionTrace(): ExecutionTrace | null {
     if (this.#rootTrace === null) return null;
@@ -144,20 +208,50 @@ export class CallManager {
    * Calls `method` of `to` from actor `from`, in its own transaction: undone unless it succeeds.
    * Out-of-gas and fatal errors propagate (after the undo) and fail the whole message.
    */
-  call(from: bigint, to: Address, method: bigint, params: Uint8Array | null, value: bigint): CallResult {
-    this.tree.beginTransaction();
-    this.#access.beginTransaction();
+  call(
+    from: bigint,
+    to: Address,
+    method: bigint,
+    params: Uint8Array | null,
+    value: bigint,
+    readOnly = false,
+    gasLimit?: bigint,
+  ): CallResult {
+    const request: CallRequest = { from, to, method, params, value, readOnly };
+    if (gasLimit === undefined) return this.#transactionalCall(request);
+    this.gas.pushLimit(gasLimit);
     let result: CallResult;
     try {
-      result = this.#tracedCall(from, to, method, params, value);
+      result = this.#transactionalCall(request);
+    } catch (error) {
+      this.gas.popLimit();
+      // Out of the call's own gas, not the message's: only the call fails (ref-fvm call_manager `send`).
+      if (error instanceof OutOfGasError && this.gas.gasAvailable > 0n) {
+        return { exitCode: ExitCode.SysOutOfGas, returnData: null, failure: null, error: error.message };
+      }
+      throw error;
+    }
+    this.gas.popLimit();
+    return result;
+  }
+
+  #transactionalCall(request: CallRequest): CallResult {
+    this.tree.beginTransaction();
+    this.#access.beginTransaction();
+    const eventCount = this.#events.length;
+    let result: CallResult;
+    try {
+      result = this.#tracedCall(request);
     } catch (error) {
       this.tree.endTransaction(true);
       this.#access.endTransaction(true);
+      this.#events.length = eventCount;
       throw error;
     }
     const revert = result.exitCode !== ExitCode.Ok;
     this.tree.endTransaction(revert);
     this.#access.endTransaction(revert);
+    if (revert) this.#events.length = eventCount;
     return result;
   }
 
@@ -218,14 +312,14 @@ export class CallManager {
     return Address.newActor(data);
   }
 
-  #tracedCall(from: bigint, to: Address, method: bigint, params: Uint8Array | null, value: bigint): CallResult {
-    const frame = this.context.tracing ? this.#openFrame(from, to, method, params, value) : undefined;
+  #tracedCall(request: CallRequest): CallResult {
+    const frame = this.context.tracing ? this.#openFrame(request) : undefined;
     let result: CallResult | undefined;
     this.#depth++;
     try {
       result = this.#refusalsAsResults(() => {
         if (this.#depth > MAX_CALL_DEPTH) throw new SendRefused('limit-exceeded', 'call depth limit exceeded');
-        return this.#callUnresolved(from, to, method, params, value);
+        return this.#callUnresolved(request);
       });
       return result;
     } catch (error) {
@@ -252,18 +346,24 @@ export class CallManager {
     }
   }
 
-  #callUnresolved(from: bigint, to: Address, method: bigint, params: Uint8Array | null, value: bigint): CallResult {
+  #callUnresolved(request: CallRequest): CallResult {
+    const { from, to, method, params, value, readOnly } = request;
     let toId = this.resolveAddress(to);
     if (toId === undefined) {
-      if (to.protocol === AddressProtocol.Secp256k1 || to.protocol === AddressProtocol.BLS) {
+      const isKey = to.protocol === AddressProtocol.Secp256k1 || to.protocol === AddressProtocol.BLS;
+      const isEth = to.protocol === AddressProtocol.Delegated && to.delegated().namespace === EAM_ACTOR_ID;
+      if ((isKey || isEth) && readOnly) {
+        throw new SendRefused('read-only', `cannot auto-create ${to} in a read-only call`);
+      }
+      if (isKey) {
         toId = this.#createAccountFromSend(to);
-      } else if (to.protocol === AddressProtocol.Delegated && to.delegated().namespace === EAM_ACTOR_ID) {
+      } else if (isEth) {
         toId = this.#createPlaceholderFromSend(to);
       } else {
         throw new SendRefused('not-found', `actor does not exist or cannot be created: ${to}`);
       }
     }
-    return this.#callResolved(from, toId, method, params, value, true);
+    return this.#callResolved(from, toId, method, params, value, true, readOnly);
   }
 
   /** An f1/f3 recipient becomes an account: a new ID, then its constructor run by the system actor. */
@@ -278,6 +378,7 @@ export class CallManager {
       METHOD_CONSTRUCTOR,
       encodeCbor(address.bytes),
       0n,
+      false,
       false,
     );
     if (constructed.exitCode !== ExitCode.Ok) {
@@ -305,12 +406,14 @@ export class CallManager {
     params: Uint8Array | null,
     value: bigint,
     traced: boolean,
+    readOnly: boolean,
   ): CallResult {
     const actor = this.getActor(to);
     if (actor === undefined) throw new SendRefused('not-found', `actor does not exist: f0${to}`);
     const frame = this.#frames.at(-1);
     if (traced && frame !== undefined) frame.invokedActor = { id: to, state: actor };
     if (value !== 0n) {
+      if (readOnly) throw new SendRefused('read-only', 'cannot transfer value in a read-only call');
       this.charge(onValueTransfer());
       this.#transfer(from, to, value);
     }
@@ -322,7 +425,7 @@ export class CallManager {
     if (type === undefined) {
       throw new VmError(VmErrorCode.Fatal, `actor f0${to} has code ${actor.code}, which this VM does not run`);
     }
-    const runtime = new InvocationRuntime(this, { from, to, method, value, type });
+    const runtime = new InvocationRuntime(this, { from, to, method, value, type, readOnly });
     let result: CallResult;
     try {
       result = { ...ok, returnData: invokeMethod(actorImplementation(type), runtime, method, params) };
@@ -352,7 +455,8 @@ export class CallManager {
     this.setActor(to, { ...recipient, balance: recipient.balance + value });
   }
 
-  #openFrame(from: bigint, to: Address, method: bigint, params: Uint8Array | null, value: bigint): TraceFrame {
+  #openFrame(request: CallRequest): TraceFrame {
+    const { from, to, method, params, value, readOnly } = request;
     const frame: TraceFrame = {
       msg: {
         from: Address.newId(from),
@@ -362,7 +466,7 @@ export class CallManager {
         params: params ?? new Uint8Array(0),
         paramsCodec: params === null ? IpldCodec.None : method === METHOD_SEND ? IpldCodec.Raw : IpldCodec.Cbor,
         gasLimit: this.gas.gasAvailable,
-        readOnly: false,
+        readOnly,
       },
       invokedActor: null,
       gasCharges: [],

@@ -6,6 +6,11 @@
 export { accountStateCodec, accountStateStruct } from './actors/account.js';
 export { type FilterEstimate, filterEstimateStruct } from './actors/cbor.js';
 export { cronStateCodec, cronStateStruct, encodeCronConstructorParams } from './actors/cron.js';
+export { eamReturn, evmConstructorParams } from './actors/eam.js';
+export { ethAddressOfActor } from './actors/evm/actor.js';
+export { EMPTY_CODE_HASH, type EvmState, evmStateStruct } from './actors/evm/state.js';
+export { EvmStorage } from './actors/evm/storage.js';
+export { decodeU256, encodeU256 } from './actors/evm/u256.js';
 export { initStateCodec } from './actors/init.js';
 export { execParams, updateClaimedPowerParams } from './actors/method-params.js';
 export { type DeadlineInfo, deadlineInfoStruct, newDeadlineInfo } from './actors/miner/deadline-info.js';

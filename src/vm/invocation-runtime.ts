@@ -4,16 +4,24 @@
  * reach the actor as the user exit codes builtin-actors maps them to.
  */
 import type { CID } from 'multiformats/cid';
-import { blake2b256, bls, type DomainSeparationTag, drawRandomnessFromDigest, secp256k1 } from '../crypto/index.js';
+import {
+  blake2b256,
+  bls,
+  type DomainSeparationTag,
+  drawRandomnessFromDigest,
+  keccak256,
+  secp256k1,
+} from '../crypto/index.js';
 import type { Block, Blockstore } from '../ipld/index.js';
 import { type ActorName, actorNameOf, EMPTY_STATE_HEAD, INIT_ACTOR_ID, putCborBytes } from '../state/index.js';
-import { type Address, AddressProtocol, type Signature, SignatureType } from '../types/index.js';
+import { type Address, AddressProtocol, type EventEntry, type Signature, SignatureType } from '../types/index.js';
 import type { CallManager, SendFailure } from './call-manager.js';
 import { ActorError, VmError, VmErrorCode } from './errors.js';
 import { ExitCode } from './exit-code.js';
 import {
   onBlockOpen,
   onBlockWrite,
+  onEvmInstructions,
   onGetRandomness,
   onHashing,
   onVerifyPost,
@@ -25,6 +33,7 @@ import type {
   AggregateSealVerifyInfo,
   Runtime,
   SealVerifyInfo,
+  SendOptions,
   SendResult,
   StateCodec,
   WindowPoStVerifyInfo,
@@ -41,6 +50,8 @@ function exitCodeForRefusal(failure: SendFailure): ExitCode {
       return ExitCode.UsrUnspecified;
     case 'insufficient-funds':
       return ExitCode.UsrInsufficientFunds;
+    case 'read-only':
+      return ExitCode.UsrReadOnly;
     default:
       return ExitCode.UsrAssertionFailed;
   }
@@ -88,6 +99,8 @@ export interface Invocation {
   readonly method: bigint;
   readonly value: bigint;
   readonly type: ActorName;
+  /** A read-only call (STATICCALL, FVM `SendFlags::READ_ONLY`); absent: false. */
+  readonly readOnly?: boolean;
 }
 
 export class InvocationRuntime implements Runtime {
@@ -113,6 +126,14 @@ export class InvocationRuntime implements Runtime {
     return this.#calls.context.timestamp;
   }
 
+  get baseFee(): bigint {
+    return this.#calls.context.baseFee;
+  }
+
+  get gasPremium(): bigint {
+    return this.#calls.gasPremium;
+  }
+
   get receiver(): bigint {
     return this.#invocation.to;
   }
@@ -123,6 +144,14 @@ export class InvocationRuntime implements Runtime {
 
   get origin(): bigint {
     return this.#calls.origin;
+  }
+
+  get originNonce(): bigint {
+    return this.#calls.originNonce;
+  }
+
+  get readOnly(): boolean {
+    return this.#invocation.readOnly === true;
   }
 
   get method(): bigint {
@@ -183,6 +212,15 @@ export class InvocationRuntime implements Runtime {
     this.#writeState(codec.encode(state));
   }
 
+  stateHead(): CID {
+    return this.#self().head;
+  }
+
+  setStateHead(head: CID): void {
+    if (this.readOnly) this.abort(ExitCode.UsrReadOnly, `f0${this.receiver} cannot change state in a read-only call`);
+    this.#calls.setActor(this.receiver, { ...this.#self(), head });
+  }
+
   transaction<S, R>(codec: StateCodec<S>, fn: (state: S) => R): R {
     const state = this.state(codec);
     const result = fn(state);
@@ -190,10 +228,34 @@ export class InvocationRuntime implements Runtime {
     return result;
   }
 
-  send(to: Address, method: bigint, params: Uint8Array | null, value: bigint): SendResult {
-    const result = this.#calls.call(this.receiver, to, method, params, value);
-    if (result.failure !== null) return { exitCode: exitCodeForRefusal(result.failure), returnData: null };
+  send(to: Address, method: bigint, params: Uint8Array | null, value: bigint, options: SendOptions = {}): SendResult {
+    const readOnly = this.readOnly || options.readOnly === true;
+    const result = this.#calls.call(this.receiver, to, method, params, value, readOnly, options.gasLimit);
+    if (result.failure !== null) {
+      return { exitCode: exitCodeForRefusal(result.failure), returnData: null, refusal: result.failure };
+    }
     return { exitCode: result.exitCode, returnData: result.returnData };
+  }
+
+  gasAvailable(): bigint {
+    return this.#calls.gas.gasAvailable;
+  }
+
+  chargeEvmInstructions(steps: number): void {
+    this.#calls.charge(onEvmInstructions(steps));
+  }
+
+  emitEvent(entries: readonly EventEntry[]): void {
+    if (this.readOnly) this.abort(ExitCode.UsrReadOnly, 'cannot emit events while read-only');
+    this.#calls.emitEvent(this.receiver, entries);
+  }
+
+  lookupDelegatedAddress(id: bigint): Address | null {
+    return this.#calls.getActor(id)?.delegatedAddress ?? null;
+  }
+
+  actorBalance(id: bigint): bigint | undefined {
+    return this.#calls.getActor(id)?.balance;
   }
 
   resolveAddress(address: Address): bigint | undefined {
@@ -207,6 +269,7 @@ export class InvocationRuntime implements Runtime {
 
   createActor(type: ActorName, id: bigint, delegatedAddress: Address | null): void {
     if (this.receiver !== INIT_ACTOR_ID) this.abort(ExitCode.UsrForbidden, 'only the Init actor creates actors');
+    if (this.readOnly) this.abort(ExitCode.UsrReadOnly, 'cannot create actors while read-only');
     this.#calls.createActor(type, id, delegatedAddress);
   }
 
@@ -231,8 +294,28 @@ export class InvocationRuntime implements Runtime {
     return blake2b256(data);
   }
 
+  hashKeccak256(data: Uint8Array): Uint8Array {
+    this.#calls.charge(onHashing(data.length));
+    return keccak256(data);
+  }
+
+  tipsetCid(epoch: bigint): CID | undefined {
+    const source = this.#calls.context.randomness;
+    if (source?.tipsetCid === undefined || epoch < 0n || epoch >= this.epoch) return undefined;
+    this.#calls.charge(onGetRandomness(this.epoch - epoch));
+    try {
+      return source.tipsetCid(epoch);
+    } catch {
+      return undefined;
+    }
+  }
+
   getRandomnessFromTickets(tag: DomainSeparationTag, round: bigint, entropy: Uint8Array): Uint8Array {
     return this.#draw((source) => source.ticketDigest(round), tag, round, entropy);
+  }
+
+  beaconRandomness(round: bigint): Uint8Array {
+    return this.#digest((source) => source.beaconDigest(round), round);
   }
 
   getRandomnessFromBeacon(tag: DomainSeparationTag, round: bigint, entropy: Uint8Array): Uint8Array {
@@ -278,6 +361,13 @@ export class InvocationRuntime implements Runtime {
     round: bigint,
     entropy: Uint8Array,
   ): Uint8Array {
+    const digest = this.#digest(digestOf, round);
+    this.#calls.charge(onHashing(DRAW_PREFIX_LENGTH + entropy.length));
+    return drawRandomnessFromDigest(digest, tag, round, entropy);
+  }
+
+  /** The randomness extern's digest at `round`, with the syscall's checks and lookback gas. */
+  #digest(digestOf: (source: RandomnessSource) => Uint8Array, round: bigint): Uint8Array {
     const source = this.#calls.context.randomness;
     if (source === undefined) {
       throw new VmError(
@@ -290,14 +380,11 @@ export class InvocationRuntime implements Runtime {
       this.abort(ExitCode.UsrIllegalArgument, `invalid lookback epoch: randomness epoch ${round} is in the future`);
     }
     this.#calls.charge(onGetRandomness(lookback));
-    let digest: Uint8Array;
     try {
-      digest = digestOf(source);
+      return digestOf(source);
     } catch (error) {
       return this.abort(ExitCode.UsrIllegalArgument, `invalid lookback epoch: ${(error as Error).message}`);
     }
-    this.#calls.charge(onHashing(DRAW_PREFIX_LENGTH + entropy.length));
-    return drawRandomnessFromDigest(digest, tag, round, entropy);
   }
 
   #self() {
@@ -305,6 +392,7 @@ export class InvocationRuntime implements Runtime {
   }
 
   #writeState(bytes: Uint8Array): void {
+    if (this.readOnly) this.abort(ExitCode.UsrReadOnly, `f0${this.receiver} cannot change state in a read-only call`);
     const head = putCborBytes(this.store, bytes);
     this.#calls.setActor(this.receiver, { ...this.#self(), head });
   }

@@ -85,3 +85,14 @@ export const MultisigMethod = {
 
 /** What Ethereum transactions call on their f410 recipient, even plain transfers (EVM InvokeContract). */
 export const EVM_INVOKE_CONTRACT_METHOD = frc42MethodNumber('InvokeEVM');
+
+export const EamMethod = { Create: 2n, Create2: 3n, CreateExternal: 4n } as const;
+
+export const EvmMethod = {
+  Resurrect: 2n,
+  GetBytecode: 3n,
+  GetBytecodeHash: 4n,
+  GetStorageAt: 5n,
+  InvokeContractDelegate: 6n,
+  InvokeContract: EVM_INVOKE_CONTRACT_METHOD,
+} as const;

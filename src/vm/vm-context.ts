@@ -1,3 +1,4 @@
+import type { CID } from 'multiformats/cid';
 import type { NetworkParams } from '../params/index.js';
 
 /** What every message of one VM (one tipset's execution) runs against. */
@@ -28,4 +29,6 @@ export interface RandomnessSource {
   ticketDigest(round: bigint): Uint8Array;
   /** blake2b256 of the beacon entry `round` reads (Lotus `GetBeaconRandomness`). */
   beaconDigest(round: bigint): Uint8Array;
+  /** The key CID of the tipset at `epoch`, or the last one before it at a null round (Lotus `GetTipsetCid`). */
+  tipsetCid?(epoch: bigint): CID;
 }

@@ -12,6 +12,7 @@
  * a missing block, a bug — fails the application instead of producing a receipt from it.
  */
 import type { CID } from 'multiformats/cid';
+import { buildAmt } from '../ipld/index.js';
 import {
   ACTOR_CODES,
   actorNameOf,
@@ -23,10 +24,14 @@ import {
 import {
   type Address,
   AddressProtocol,
+  EVENT_AMT_BIT_WIDTH,
+  type Event,
+  eventStruct,
   type Message,
   type MessageReceipt,
   validateMessageFields,
 } from '../types/index.js';
+import { effectiveGasPremium } from './base-fee.js';
 import { CallManager } from './call-manager.js';
 import type { ChainMessage } from './chain-message.js';
 import { OutOfGasError, VmError, VmErrorCode } from './errors.js';
@@ -59,8 +64,13 @@ const NO_GAS_OUTPUTS: GasOutputs = {
   gasBurned: 0n,
 };
 
-function receipt(exitCode: ExitCode, returnData: Uint8Array | null, gasUsed: bigint): MessageReceipt {
-  return { version: 1, exitCode: BigInt(exitCode), return: returnData ?? new Uint8Array(0), gasUsed, eventsRoot: null };
+function receipt(
+  exitCode: ExitCode,
+  returnData: Uint8Array | null,
+  gasUsed: bigint,
+  eventsRoot: CID | null,
+): MessageReceipt {
+  return { version: 1, exitCode: BigInt(exitCode), return: returnData ?? new Uint8Array(0), gasUsed, eventsRoot };
 }
 
 /** A trace of a message that never ran (pre-validation failure, refused sender). */
@@ -85,6 +95,8 @@ function bareTrace(message: Message, exitCode: ExitCode): ExecutionTrace {
 
 interface CallOutcome {
   exitCode: ExitCode;
+  /** The AMT of the events the message emitted (none: null). */
+  eventsRoot?: CID | null;
   returnData: Uint8Array | null;
   gasUsed: bigint;
   error: string;
@@ -94,7 +106,7 @@ interface CallOutcome {
 /** The application of a message whose call ended with `outcome` (or was refused before it ran). */
 function application(outcome: CallOutcome, gasOutputs: GasOutputs, started: bigint): MessageApplication {
   return {
-    receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed),
+    receipt: receipt(outcome.exitCode, outcome.returnData, outcome.gasUsed, outcome.eventsRoot ?? null),
     gasOutputs,
     trace: outcome.trace,
     error: outcome.error,
@@ -205,14 +217,20 @@ export class Vm {
       this.context,
       this.tree,
       gas,
-      { id: senderId, address: message.from, nonce: message.nonce },
+      {
+        id: senderId,
+        address: message.from,
+        nonce: message.nonce,
+        gasPremium: effectiveGasPremium(message, this.context.baseFee),
+      },
       this.tree.lookupId(message.to),
     );
     if (inclusion !== undefined) calls.charge(inclusion);
     const params = message.params.length === 0 ? null : message.params;
     try {
       const result = calls.call(senderId, message.to, message.method, params, message.value);
-      return { ...result, gasUsed: gas.gasUsed, trace: calls.executionTrace() };
+      const eventsRoot = this.#eventsRoot(calls.events);
+      return { ...result, eventsRoot, gasUsed: gas.gasUsed, trace: calls.executionTrace() };
     } catch (error) {
       if (error instanceof OutOfGasError) {
         return {
@@ -234,6 +252,16 @@ export class Vm {
       }
       throw error;
     }
+  }
+
+  /**
+   * The receipt's EventsRoot: an AMT (bit width 5) of the message's events as StampedEvents, in the
+   * state's store so that it reaches the chain store with the receipts (ref-fvm
+   * `call_manager/default.rs` EventsAccumulator::finish; FIP-0049).
+   */
+  #eventsRoot(events: readonly Event[]): CID | null {
+    if (events.length === 0) return null;
+    return buildAmt(this.tree.store, events.map(eventStruct.toCborNode), { bitWidth: EVENT_AMT_BIT_WIDTH });
   }
 
   #deposit(id: bigint, amount: bigint): void {

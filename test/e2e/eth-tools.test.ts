@@ -3,12 +3,34 @@
  * node's Ethereum JSON-RPC: connect (chain id 31415926), fund fresh 0x accounts with a Filecoin
  * send to their f410 addresses, then an EIP-1559 value transfer 0x → 0x from each library, waited
  * for by its receipt, checked with eth_getBalance, found by hash and in its block with full
- * transactions.
+ * transactions; then a Solidity contract compiled in the test with solc, deployed and called from
+ * both libraries (their gas estimates enough), its events read with eth_getLogs and through `logs`
+ * subscriptions over WebSocket, and a revert reason as each library reports it.
  */
-import { JsonRpcProvider, Wallet } from 'ethers';
-import { createPublicClient, createWalletClient, defineChain, http } from 'viem';
+import {
+  Contract,
+  ContractFactory,
+  type EventLog,
+  type InterfaceAbi,
+  JsonRpcProvider,
+  Wallet,
+  WebSocketProvider,
+} from 'ethers';
+import {
+  type Abi,
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type Log,
+  webSocket,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addressFromEthAddress, FILECOIN_PRECISION } from '../../src/types/index.js';
+import { closeEvmWorker } from '../../src/vm/evm/interpreter.js';
+import { compileCounter } from '../helpers/counter-contract.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
 import { transferJson } from '../helpers/message-json.js';
 
@@ -30,13 +52,26 @@ beforeAll(async () => {
 afterAll(async () => {
   provider?.destroy();
   await devnet?.stop();
+  await closeEvmWorker();
 });
+
+const chain = defineChain({
+  id: CHAIN_ID,
+  name: 'ledger devnet',
+  nativeCurrency: { name: 'Filecoin', symbol: 'FIL', decimals: 18 },
+  rpcUrls: { default: { http: ['http://127.0.0.1'] } },
+});
+
+/** Pushes a send of `value` from the devnet's default account to the f410 address of `ethAddress`. */
+async function pushFunds(ethAddress: string, value: bigint): Promise<{ CID: unknown }> {
+  const from = devnet.accounts[0]!.address;
+  const to = addressFromEthAddress(ethAddress).toString('t');
+  return devnet.rpc<{ CID: unknown }>('MpoolPushMessage', [transferJson(from, to, value), null]);
+}
 
 /** Sends `value` from the devnet's default account to the f410 address of `ethAddress` and waits for it. */
 async function fund(ethAddress: string, value: bigint): Promise<void> {
-  const from = devnet.accounts[0]!.address;
-  const to = addressFromEthAddress(ethAddress).toString('t');
-  const signed = await devnet.rpc<{ CID: unknown }>('MpoolPushMessage', [transferJson(from, to, value), null]);
+  const signed = await pushFunds(ethAddress, value);
   await devnet.rpc('StateWaitMsg', [signed.CID, 1, -1, true]);
 }
 
@@ -54,12 +89,6 @@ test(
   async () => {
     // Connect: both libraries read the chain id.
     expect((await provider.getNetwork()).chainId).toBe(BigInt(CHAIN_ID));
-    const chain = defineChain({
-      id: CHAIN_ID,
-      name: 'ledger devnet',
-      nativeCurrency: { name: 'Filecoin', symbol: 'FIL', decimals: 18 },
-      rpcUrls: { default: { http: [devnet.url] } },
-    });
     const publicClient = createPublicClient({ chain, transport: http(devnet.url), pollingInterval: 1000 });
     expect(await publicClient.getChainId()).toBe(CHAIN_ID);
 
@@ -120,6 +149,122 @@ test(
     expect(viemBlock.transactions.map((tx) => tx.hash)).toContain(hash);
 
     expect(await publicClient.getBalance({ address: recipient as `0x${string}` })).toBe(2n * FIL);
+  },
+  TEST_TIMEOUT_MS,
+);
+
+/** Resolves with what `collect` gathered once it holds `count` items, or rejects after `ms`. */
+function waitFor<T>(items: T[], count: number, ms: number): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const check = () => {
+      if (items.length >= count) resolve(items);
+      else if (Date.now() - started > ms) reject(new Error(`only ${items.length} of ${count} items after ${ms} ms`));
+      else setTimeout(check, 250);
+    };
+    check();
+  });
+}
+
+test(
+  'ethers and viem deploy and call a solc-compiled contract, read its events by eth_getLogs and logs subscriptions, and see a revert reason',
+  async () => {
+    const counter = compileCounter();
+    const abi = counter.abi as Abi;
+    const ethersAbi = counter.abi as InterfaceAbi;
+    const bytecode = `0x${Buffer.from(counter.bytecode).toString('hex')}` as const;
+    const deployer = Wallet.createRandom().connect(provider);
+    const viemAccount = privateKeyToAccount(generatePrivateKey());
+    // Both sends in one go, waited for by balance (StateWaitMsg's call can time out on a loaded machine).
+    await pushFunds(deployer.address, 50n * FIL);
+    await pushFunds(viemAccount.address, 50n * FIL);
+    await waitForBalance(deployer.address, 50n * FIL);
+    await waitForBalance(viemAccount.address, 50n * FIL);
+
+    // ethers deploys (eth_estimateGas, then the transaction with that gas limit) and waits for the code.
+    const deployed = await new ContractFactory(ethersAbi, bytecode, deployer).deploy();
+    const deployReceipt = await deployed.deploymentTransaction()!.wait(CONFIRMATIONS, TEST_TIMEOUT_MS);
+    expect(deployReceipt!.status).toBe(1);
+    await deployed.waitForDeployment();
+    const address = (await deployed.getAddress()) as `0x${string}`;
+    expect(deployReceipt!.contractAddress).toBe(address);
+    expect((await provider.getCode(address)).length).toBeGreaterThan(2);
+
+    // Logs subscriptions over WebSocket, from both libraries, before the calls.
+    const wsUrl = devnet.url.replace(/^http/, 'ws');
+    const wsProvider = new WebSocketProvider(wsUrl);
+    const subscribed: Array<{ count: bigint; note: string }> = [];
+    await new Contract(address, ethersAbi, wsProvider).on('Incremented', (_by: string, count: bigint, note: string) => {
+      subscribed.push({ count, note });
+    });
+    // No reconnect: the socket is closed below, before the devnet stops.
+    const wsClient = createPublicClient({ chain, transport: webSocket(wsUrl, { reconnect: false }) });
+    const watched: Log[] = [];
+    const unwatch = wsClient.watchContractEvent({
+      address,
+      abi,
+      eventName: 'Incremented',
+      onLogs: (logs) => {
+        watched.push(...logs);
+      },
+    });
+
+    // ethers calls it (its estimate is enough: the transaction succeeds with it).
+    const counterContract = new Contract(address, ethersAbi, deployer);
+    const tx = await counterContract.getFunction('increment')('hello from ethers');
+    const receipt = await tx.wait(CONFIRMATIONS, TEST_TIMEOUT_MS);
+    expect(receipt.status).toBe(1);
+    expect(receipt.gasUsed).toBeLessThanOrEqual(tx.gasLimit);
+    expect(receipt.logs).toHaveLength(1);
+    expect(await counterContract.getFunction('count')()).toBe(1n);
+
+    // viem calls it from its own account.
+    const walletClient = createWalletClient({ account: viemAccount, chain, transport: http(devnet.url) });
+    const publicClient = createPublicClient({ chain, transport: http(devnet.url), pollingInterval: 1000 });
+    const hash = await walletClient.writeContract({
+      address,
+      abi,
+      functionName: 'increment',
+      args: ['hello from viem'],
+    });
+    const viemReceipt = await publicClient.waitForTransactionReceipt({
+      hash,
+      timeout: TEST_TIMEOUT_MS,
+      pollingInterval: 1000,
+      confirmations: CONFIRMATIONS,
+      checkReplacement: false,
+    });
+    expect(viemReceipt.status).toBe('success');
+    expect(await publicClient.readContract({ address, abi, functionName: 'count' })).toBe(2n);
+
+    // eth_getLogs, through each library; the log indexes agree with the receipts'.
+    const queried = (await counterContract.queryFilter('Incremented', 0)) as EventLog[];
+    expect(queried.map((log) => log.args[2])).toEqual(['hello from ethers', 'hello from viem']);
+    expect(queried[0]!.index).toBe(receipt.logs[0]!.index);
+    const viemLogs = await publicClient.getContractEvents({ address, abi, eventName: 'Incremented', fromBlock: 0n });
+    expect(viemLogs.map((log) => (log as unknown as { args: { count: bigint } }).args.count)).toEqual([1n, 2n]);
+    expect(viemLogs[1]!.logIndex).toBe(viemReceipt.logs[0]!.logIndex);
+
+    // The subscriptions saw both.
+    await waitFor(subscribed, 2, 60_000);
+    expect(subscribed.map((event) => event.note)).toEqual(['hello from ethers', 'hello from viem']);
+    await waitFor(watched, 2, 60_000);
+    expect(watched.map((log) => log.transactionHash)).toEqual([receipt.hash, hash]);
+    unwatch();
+    (await wsClient.transport.getRpcClient()).close();
+    await wsProvider.destroy();
+
+    // A revert reason, as each library reports it (eth_call error 3 with the revert data).
+    await expect(counterContract.getFunction('fail').staticCall()).rejects.toMatchObject({
+      code: 'CALL_EXCEPTION',
+      reason: 'counter: nope',
+    });
+    const failure = await publicClient
+      .simulateContract({ account: viemAccount, address, abi, functionName: 'fail' })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(BaseError);
+    const reverted = (failure as BaseError).walk((error) => error instanceof ContractFunctionRevertedError);
+    expect((reverted as ContractFunctionRevertedError).reason).toBe('counter: nope');
   },
   TEST_TIMEOUT_MS,
 );

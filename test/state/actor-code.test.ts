@@ -16,6 +16,8 @@ describe('actor code CIDs', () => {
     expect(actorNameOf(actorCodeCid('account', 1))).toBe('account');
     expect(actorNameOf(actorCodeCid('account', 2))).toBe('account');
     expect(actorNameOf(actorCodeCid('storageminer', 2))).toBeUndefined();
-    expect(actorNameOf(actorCodeCid('evm'))).toBeUndefined();
+    // The EVM and the EAM are ours now (issue 22); the market actor is not.
+    expect(actorNameOf(actorCodeCid('storagemarket'))).toBeUndefined();
+    expect(actorNameOf(actorCodeCid('evm'))).toBe('evm');
   });
 });

@@ -25,6 +25,7 @@ import {
   BufferedBlockstore,
   CRON_ACTOR_ID,
   decodeInitState,
+  EAM_ACTOR_ID,
   EMPTY_STATE_HEAD,
   encodeInitState,
   INIT_ACTOR_ID,
@@ -184,6 +185,8 @@ class GenesisBuilder {
       [STORAGE_POWER_ACTOR_ID, 'storagepower', 0n],
     ];
     for (const [id, type, balance] of singletons) this.#setActor(id, type, EMPTY_STATE_HEAD, balance);
+    // The EAM has no state and no constructor call (Lotus `chain/gen/genesis/genesis.go` SetupEAM).
+    this.#setActor(EAM_ACTOR_ID, 'eam', EMPTY_STATE_HEAD, 0n);
     const cronEntries = [{ receiver: Address.newId(STORAGE_POWER_ACTOR_ID), methodNum: PowerMethod.OnEpochTickEnd }];
     this.#system(SYSTEM_ACTOR_ID, METHOD_CONSTRUCTOR, null);
     this.#system(INIT_ACTOR_ID, METHOD_CONSTRUCTOR, encodeCbor([this.#template.networkName]));

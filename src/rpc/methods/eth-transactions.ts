@@ -3,21 +3,15 @@
  * transaction,gas}.go`): eth_sendRawTransaction turns a signed Ethereum transaction into a
  * delegated-signed Filecoin message and pushes it; eth_getTransactionByHash finds it in the pool
  * (block fields null) or on chain; eth_getTransactionReceipt answers null until the tipset after
- * its inclusion has executed it; eth_estimateGas executes the call as Lotus does.
+ * its inclusion has executed it (with the transaction's logs; a deploy's contract address).
  */
 
 import type { CID } from 'multiformats/cid';
 import { cidOfEthHash, ethTxHashOf } from '../../chain/index.js';
 import { StateTree } from '../../state/index.js';
 import {
-  addressFromEthAddressBytes,
   type CidJson,
-  CREATE_EXTERNAL_METHOD,
   cidToLotusJson,
-  EAM_ADDRESS,
-  encodeCbor,
-  INVOKE_CONTRACT_METHOD,
-  type Message,
   parseRawEthTransaction,
   type SignedMessage,
   type TipSet,
@@ -34,25 +28,13 @@ import {
   executedTipSet,
   signedMessageOf,
   tipSetTransactions,
+  transactionLogs,
 } from '../eth-chain.js';
-import {
-  blockParam,
-  callRequestParam,
-  dataParam,
-  type EthCallRequest,
-  ethHashParam,
-  ethHashSchema,
-  hexData,
-  optionalParam,
-  quantity,
-  quantityParam,
-  quantitySchema,
-} from '../eth-codecs.js';
+import { blockParam, dataParam, ethHashParam, ethHashSchema, hexData, quantityParam } from '../eth-codecs.js';
 import { declareMethod } from '../method.js';
 import { jsonResult } from '../results.js';
 import { cidSchema } from '../schemas.js';
 import { blockNumberParam, ethTipSets, tipSetByHash } from './eth.js';
-import { mapped } from './gas.js';
 
 const V1 = [1] as const;
 
@@ -83,7 +65,11 @@ async function findTransaction(context: TxContext, hash: Uint8Array): Promise<Fo
         const index = executed.messages.findIndex((m) => m.cid.equals(cid));
         if (index >= 0) {
           const tx = tipSetTransactions(chain, executed)[index]!;
-          return { tx, executed: { receipt: ethReceiptJson(tx, executed.receipts[index]!, included.parentBaseFee) } };
+          const logs = transactionLogs(chain, executed, index);
+          return {
+            tx,
+            executed: { receipt: ethReceiptJson(tx, executed.receipts[index]!, included.parentBaseFee, logs) },
+          };
         }
       } else {
         const messages = chain.store.tipSetMessages(included);
@@ -152,48 +138,6 @@ export const ethGetTransactionReceipt = declareMethod({
   handler: async ([hash], context) => (await findTransaction(context, hash))?.executed?.receipt ?? null,
 });
 
-/**
- * Lotus `ethCallToFilecoinMessage`: a call from the sender's f410 (the zero address's when none),
- * InvokeContract with the input as a CBOR byte string, or EAM CreateExternal for a deploy.
- */
-function callMessage(request: EthCallRequest): Message {
-  const from = addressFromEthAddressBytes(request.from ?? new Uint8Array(20));
-  const deploy = request.to === null;
-  return {
-    from,
-    to: deploy ? EAM_ADDRESS : addressFromEthAddressBytes(request.to!),
-    nonce: 0n,
-    value: request.value,
-    gasLimit: 0n,
-    gasFeeCap: 0n,
-    gasPremium: 0n,
-    method: deploy ? CREATE_EXTERNAL_METHOD : INVOKE_CONTRACT_METHOD,
-    params: request.input.length === 0 && !deploy ? new Uint8Array(0) : encodeCbor(request.input),
-  };
-}
-
-export const ethEstimateGas = declareMethod({
-  name: 'EthEstimateGas',
-  description:
-    "Executes the call on the state after the given block (the head by default) and returns the gas it used with the message pool's overestimation (Filecoin gas). A failed execution is error 3 with the return data.",
-  permission: 'read',
-  apiVersions: V1,
-  aliases: ['eth_estimateGas'],
-  needs: ['chain', 'eth', 'mpool'],
-  expensive: true,
-  params: [
-    callRequestParam('tx', 'the call: from, to, value, input or data'),
-    optionalParam(blockParam('blkParam', 'the block whose post-state the call runs on; the head when left out')),
-  ],
-  result: jsonResult<string>('gas', 'the gas limit to use', quantitySchema),
-  handler: async ([request, block], context) => {
-    const tipSets = ethTipSets(context);
-    const tipSet = block === null ? tipSets.head : tipSets.resolve(block, false);
-    const estimated = await mapped(() => context.mpool.gas.estimateMessageGas(callMessage(request), undefined, tipSet));
-    return quantity(estimated.gasLimit);
-  },
-});
-
 /** The chain CID of a message this node knows (stored, or pending in the pool), or undefined. */
 function knownMessage(context: TxContext, cid: CID): SignedMessage | undefined {
   const bytes = context.chain.store.blockstore.get(cid);
@@ -240,7 +184,7 @@ export const ethGetTransactionHashByCid = declareMethod({
 async function tipSetReceipts(context: TxContext, tipSet: TipSet): Promise<EthReceiptJson[]> {
   const executed = await executedTipSet(context.chain, tipSet);
   return tipSetTransactions(context.chain, executed).map((tx, i) =>
-    ethReceiptJson(tx, executed.receipts[i]!, tipSet.parentBaseFee),
+    ethReceiptJson(tx, executed.receipts[i]!, tipSet.parentBaseFee, transactionLogs(context.chain, executed, i)),
   );
 }
 
@@ -306,7 +250,6 @@ export const ethTransactionMethods = [
   ethSendRawTransaction,
   ethGetTransactionByHash,
   ethGetTransactionReceipt,
-  ethEstimateGas,
   ethGetMessageCidByTransactionHash,
   ethGetTransactionHashByCid,
   ethGetBlockReceipts,

@@ -18,8 +18,8 @@ import { JsonRpcError, JsonRpcErrorCode } from '../errors.js';
 import {
   BLOCK_GAS_LIMIT,
   type EthBlockJson,
-  EthTipSets,
   ethBlockJson,
+  ethTipSets,
   executedTipSet,
   lookupEthAddress,
   stateAfter,
@@ -45,17 +45,7 @@ import { booleanSchema, stringSchema } from '../schemas.js';
 /** Ethereum methods are Lotus v1 methods. */
 const V1 = [1] as const;
 
-const tipSetsCache = new WeakMap<object, EthTipSets>();
-
-/** The tipset resolver of a node's chain and hash index. */
-export function ethTipSets(context: ServedContext<'chain' | 'eth'>): EthTipSets {
-  let tipSets = tipSetsCache.get(context.chain);
-  if (tipSets === undefined) {
-    tipSets = new EthTipSets(context.chain, context.eth.index);
-    tipSetsCache.set(context.chain, tipSets);
-  }
-  return tipSets;
-}
+export { ethTipSets };
 
 const quantityResult = (name: string, description: string) => jsonResult<string>(name, description, quantitySchema);
 const blockObjectSchema = { title: 'EthBlock', type: 'object' } as const;
@@ -203,22 +193,6 @@ export const ethGetTransactionCount = declareMethod({
   },
 });
 
-export const ethGetCode = declareMethod({
-  name: 'EthGetCode',
-  description:
-    'The EVM bytecode at an address: "0x" for accounts, native actors and addresses with no actor (no contract can exist on this node yet).',
-  permission: 'read',
-  apiVersions: V1,
-  aliases: ['eth_getCode'],
-  needs: ['chain', 'eth'],
-  params: [ethAddressParam('address', 'the 0x address'), stateBlockParam],
-  result: jsonResult<string>('code', 'the bytecode as hex', stringSchema),
-  handler: ([, block], context) => {
-    ethTipSets(context).resolve(block, false);
-    return '0x';
-  },
-});
-
 const fullTxParam = booleanParam('fullTxInfo', 'true for transaction objects, false for their hashes');
 
 export const ethGetBlockByNumber = declareMethod({
@@ -232,7 +206,8 @@ export const ethGetBlockByNumber = declareMethod({
   expensive: true,
   params: [blockNumberParam, fullTxParam],
   result: blockResult,
-  handler: ([block, full], context) => ethBlockJson(context.chain, ethTipSets(context).resolve(block, true), full),
+  handler: ([block, full], context) =>
+    ethBlockJson(context.chain, ethTipSets(context).resolve(block, true), full, context.eth.index),
 });
 
 export function tipSetByHash(context: ServedContext<'chain' | 'eth'>, hash: Uint8Array) {
@@ -253,7 +228,7 @@ export const ethGetBlockByHash = declareMethod({
   expensive: true,
   params: [ethHashParam('blkHash', 'the block hash'), fullTxParam],
   result: blockResult,
-  handler: ([hash, full], context) => ethBlockJson(context.chain, tipSetByHash(context, hash), full),
+  handler: ([hash, full], context) => ethBlockJson(context.chain, tipSetByHash(context, hash), full, context.eth.index),
 });
 
 export const ethGetBlockTransactionCountByNumber = declareMethod({
@@ -468,7 +443,6 @@ export const ethMethods = [
   ethSyncing,
   ethGetBalance,
   ethGetTransactionCount,
-  ethGetCode,
   ethGetBlockByNumber,
   ethGetBlockByHash,
   ethGetBlockTransactionCountByNumber,

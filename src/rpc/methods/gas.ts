@@ -8,13 +8,13 @@ import { bigIntToLotusJson, toJsonInteger } from '../../types/index.js';
 import { InvalidArgumentError } from '../../utils/errors.js';
 import { messageResult, tipSetKeyParam } from '../chain-codecs.js';
 import { JsonRpcError, JsonRpcErrorCode } from '../errors.js';
+import { EXECUTION_REVERTED_CODE } from '../eth-revert.js';
 import type { ResultDeclaration } from '../method.js';
 import { addressParam, int64Param, messageParam, uint64Param } from '../params.js';
 import { declareMpoolChainMethod as declareGasMethod, sendSpecParam } from './mpool.js';
 
-/** go-jsonrpc codes Lotus registers for gas estimation failures. */
+/** go-jsonrpc code Lotus registers for an estimate that runs out of gas (a revert: EXECUTION_REVERTED_CODE). */
 const OUT_OF_GAS_CODE = 2;
-const EXECUTION_REVERTED_CODE = 3;
 
 /** Runs a gas estimation with its failures as Lotus's JSON-RPC errors (codes 2 and 3). */
 export async function mapped<T>(run: () => Promise<T>): Promise<T> {

@@ -5,6 +5,8 @@ import { chainMethods } from './chain.js';
 import { chainObjectMethods } from './chain-objects.js';
 import { commonMethods } from './common.js';
 import { ethMethods } from './eth.js';
+import { ethContractMethods } from './eth-contracts.js';
+import { ethEventMethods } from './eth-events.js';
 import { ethTransactionMethods } from './eth-transactions.js';
 import { gasMethods } from './gas.js';
 import { logMethods } from './log.js';
@@ -55,4 +57,6 @@ export const allMethods = [
   ...logMethods,
   ...ethMethods,
   ...ethTransactionMethods,
+  ...ethEventMethods,
+  ...ethContractMethods,
 ] as const satisfies readonly RpcMethod[];

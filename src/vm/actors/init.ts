@@ -19,20 +19,13 @@ import { ExitCode } from '../exit-code.js';
 import { InitMethod, METHOD_CONSTRUCTOR } from '../methods.js';
 import type { Mutable, Runtime, StateCodec } from '../runtime.js';
 import { decodeParams, defineActor, extractSendResult } from './actor.js';
-import { execParams, execReturn } from './method-params.js';
+import { exec4Params, execParams, execReturn } from './method-params.js';
 
 type MutableInitState = Mutable<InitState>;
 
 /** builtin-actors `ConstructorParams`. */
 const initConstructorParams = declareStruct('InitConstructorParams', [
   { key: 'networkName', json: 'NetworkName', kind: kinds.text },
-]);
-
-/** builtin-actors `Exec4Params`: Exec's, plus the f4 subaddress under the calling address manager. */
-const exec4Params = declareStruct('Exec4Params', [
-  { key: 'code', json: 'CodeCID', kind: kinds.cid },
-  { key: 'constructorParams', json: 'ConstructorParams', kind: kinds.bytes },
-  { key: 'subaddress', json: 'SubAddress', kind: kinds.bytes },
 ]);
 
 export const initStateCodec: StateCodec<MutableInitState> = initStateStruct;

@@ -12,6 +12,13 @@ export const execParams = declareStruct('ExecParams', [
   { key: 'constructorParams', json: 'ConstructorParams', kind: kinds.bytes },
 ]);
 
+/** Init `Exec4Params` (from the EAM): Exec's, plus the f4 subaddress under the calling address manager. */
+export const exec4Params = declareStruct('Exec4Params', [
+  { key: 'code', json: 'CodeCID', kind: kinds.cid },
+  { key: 'constructorParams', json: 'ConstructorParams', kind: kinds.bytes },
+  { key: 'subaddress', json: 'SubAddress', kind: kinds.bytes },
+]);
+
 /** Init `ExecReturn` (and Exec4's). */
 export const execReturn = declareStruct('ExecReturn', [
   { key: 'idAddress', json: 'IDAddress', kind: addressKind },

@@ -6,7 +6,9 @@ import type { ActorName } from '../../state/index.js';
 import { accountActor } from './account.js';
 import type { ActorImplementation } from './actor.js';
 import { cronActor } from './cron.js';
+import { eamActor } from './eam.js';
 import { ethAccountActor } from './eth-account.js';
+import { evmActor } from './evm/actor.js';
 import { initActor } from './init.js';
 import { minerActor } from './miner/actor.js';
 import { multisigActor } from './multisig.js';
@@ -26,6 +28,8 @@ const IMPLEMENTATIONS: Readonly<Record<ActorName, ActorImplementation>> = {
   reward: rewardActor,
   placeholder: placeholderActor,
   ethaccount: ethAccountActor,
+  evm: evmActor,
+  eam: eamActor,
 };
 
 export function actorImplementation(type: ActorName): ActorImplementation {

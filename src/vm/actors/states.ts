@@ -1,12 +1,13 @@
 /**
  * The state each actor type keeps, as its `declareStruct` declaration (JSON names as go-state-types
  * writes them): what StateReadState decodes an actor's head with. Null for the types whose state
- * is the empty object (placeholder, EthAccount; Lotus `vm.DumpActorState` answers nil for them).
+ * is the empty object (placeholder, EthAccount, EAM; Lotus `vm.DumpActorState` answers nil for them).
  */
 import { type ActorName, initStateStruct } from '../../state/index.js';
 import type { StructCodec } from '../../types/index.js';
 import { accountStateStruct } from './account.js';
 import { cronStateStruct } from './cron.js';
+import { evmStateStruct } from './evm/state.js';
 import { minerStateStruct } from './miner/state.js';
 import { multisigStateStruct } from './multisig.js';
 import { powerStateStruct } from './power-state.js';
@@ -25,4 +26,6 @@ export const ACTOR_STATE_STRUCTS: Readonly<Record<ActorName, StructCodec<any, an
   reward: rewardStateStruct,
   placeholder: null,
   ethaccount: null,
+  evm: evmStateStruct,
+  eam: null,
 };

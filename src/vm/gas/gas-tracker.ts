@@ -14,8 +14,10 @@ export function milligasToGas(milligas: number): bigint {
  * charge, for execution traces.
  */
 export class GasTracker {
-  readonly #limit: number;
+  /** The message's limit, lowered while a send with its own gas limit runs (ref-fvm `push_limit`). */
+  #limit: number;
   #used = 0;
+  readonly #outerLimits: number[] = [];
   onCharge: ((charge: GasCharge) => void) | undefined;
 
   constructor(gasLimit: bigint) {
@@ -30,6 +32,20 @@ export class GasTracker {
       throw new OutOfGasError(`out of gas: ${charge.name} needs ${used - this.#limit} milligas more than the limit`);
     }
     this.#used = used;
+  }
+
+  /** Caps the gas of the calls that follow at `gasLimit` more (or what is left, if less), until `popLimit`. */
+  pushLimit(gasLimit: bigint): void {
+    this.#outerLimits.push(this.#limit);
+    const requested = this.#used + Number(gasLimit) * MILLI;
+    if (requested < this.#limit) this.#limit = requested;
+  }
+
+  /** Restores the limit `pushLimit` lowered; the gas used meanwhile stays used. */
+  popLimit(): void {
+    const outer = this.#outerLimits.pop();
+    if (outer === undefined) throw new Error('GasTracker: no gas limit to pop');
+    this.#limit = outer;
   }
 
   get gasUsed(): bigint {

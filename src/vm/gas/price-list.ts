@@ -66,6 +66,18 @@ export const PRICES = {
   /** verify_post_lookup: every window PoSt type ref-fvm lists costs the same; unlisted ones (2 KiB) fall back to 512 MiB's. */
   verifyPostFlat: 117_680_921,
   verifyPostPerSector: 43_780,
+  eventPerEntryFlat: 2000,
+  eventPerEntry: 1400,
+  utf8ValidationFlat: 500,
+  utf8ValidationPerByte: 16,
+  /** EVENT_OVERHEAD and EVENT_ENTRY_OVERHEAD: bytes of CBOR framing per event and per entry. */
+  eventOverheadBytes: 12,
+  eventEntryOverheadBytes: 9,
+  /**
+   * Ours, not ref-fvm's: the FVM charges the wasm instructions of the EVM interpreter, which we do
+   * not run; we charge each EVM instruction as a flat amount of compute gas instead.
+   */
+  evmInstruction: 2000,
 } as const;
 
 /** Actor IDs whose lookups are free: the singletons (FIP-0055). */
@@ -144,6 +156,22 @@ export function onBlockWrite(size: number): GasCharge {
     PRICES.blockPersistStorageFlat +
     PRICES.blockPersistStoragePerByte * size;
   return { name: 'OnBlockWrite', compute: computeMilli, storage: storageGas * MILLI };
+}
+
+/** ref-fvm `on_actor_event`: validating, copying and hashing the event into the receipt's AMT. */
+export function onActorEvent(entries: number, keyBytes: number, valueBytes: number): GasCharge {
+  const size = PRICES.eventOverheadBytes + PRICES.eventEntryOverheadBytes * entries + keyBytes + valueBytes;
+  const memMilli = PRICES.blockMemcpyMilliPerByte * size + PRICES.blockAllocatePerByte * size * MILLI;
+  const validateMilli =
+    (PRICES.eventPerEntryFlat + PRICES.eventPerEntry * entries) * MILLI +
+    (PRICES.utf8ValidationFlat + PRICES.utf8ValidationPerByte * keyBytes) * MILLI;
+  const hashMilli = PRICES.blake2b256PerByte * size * MILLI;
+  return { name: 'OnActorEvent', compute: memMilli * 2 + validateMilli, storage: hashMilli + memMilli };
+}
+
+/** EVM instructions the interpreter ran (see `PRICES.evmInstruction`). */
+export function onEvmInstructions(steps: number): GasCharge {
+  return charge('OnEvmInstructions', PRICES.evmInstruction * steps, 0);
 }
 
 /** A randomness syscall reading `lookback` epochs back (ref-fvm `on_get_randomness`: "other" gas, not compute). */
