@@ -16,14 +16,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CID } from 'multiformats/cid';
-import * as Digest from 'multiformats/hashes/digest';
-import { buildGenesis, type GenesisTemplate } from '../src/chain/genesis/index.js';
-import { blake2b256, bls, secp256k1 } from '../src/crypto/index.js';
+import type { CID } from 'multiformats/cid';
+import { buildGenesis } from '../src/chain/genesis/index.js';
+import { blake2b256, secp256k1 } from '../src/crypto/index.js';
 import { LedgerDatabase } from '../src/db/index.js';
 import { DEVNET_2K } from '../src/params/index.js';
 import { Address, messageSigningBytes, SignatureType, type SignedMessage } from '../src/types/index.js';
 import { TipsetExecutor, verifySecpMessageSignatures } from '../src/vm/index.js';
+import { applyBenchTipset, benchGenesis } from './bench-genesis.js';
 import { assertAgree, type Measurement, report } from './harness.js';
 
 const SENDERS = 1000;
@@ -31,48 +31,12 @@ const MESSAGES_PER_SENDER = 10;
 const BLOCKS_PER_TIPSET = 2;
 const RUNS = 3;
 const FIL = 10n ** 18n;
-const GENESIS_TIMESTAMP = 1_700_000_000n;
 const params = DEVNET_2K;
 
 const encoder = new TextEncoder();
 const senderKeys = Array.from({ length: SENDERS }, (_, i) => blake2b256(encoder.encode(`bench-sender-${i}`)));
 const senders = senderKeys.map((key) => Address.newSecp256k1(secp256k1.publicKey(key)));
-const funderKey = blake2b256(encoder.encode('bench-funder'));
-const funder = Address.newSecp256k1(secp256k1.publicKey(funderKey));
-const workerKey = bls.privateKeyFromSeed(blake2b256(encoder.encode('bench-worker')));
-const worker = Address.newBls(bls.publicKey(workerKey));
-const miner = Address.newId(1000n);
-
-const template: GenesisTemplate = {
-  networkName: 'ledger-bench',
-  timestamp: GENESIS_TIMESTAMP,
-  accounts: [
-    { type: 'account', balance: 10_000_000n * FIL, owner: funder },
-    { type: 'account', balance: 1000n * FIL, owner: worker },
-  ],
-  miners: [
-    {
-      id: miner,
-      owner: worker,
-      worker,
-      peerId: encoder.encode('bench-peer'),
-      sectorSize: 2048n,
-      sectors: [
-        {
-          commR: CID.createV1(0xf102, Digest.create(0xb401, blake2b256(encoder.encode('bench-commr')))),
-          commD: CID.createV1(0xf101, Digest.create(0x1012, blake2b256(encoder.encode('bench-commd')))),
-          sectorNumber: 0n,
-          proofType: 5,
-        },
-      ],
-    },
-  ],
-  remainderAccount: {
-    type: 'account',
-    balance: 0n,
-    owner: Address.newSecp256k1(secp256k1.publicKey(blake2b256(encoder.encode('bench-remainder')))),
-  },
-};
+const { template, funderKey, funder } = benchGenesis('bench');
 
 function signTransfer(
   key: Uint8Array,
@@ -120,16 +84,6 @@ function signTipsets(): SignedMessage[][] {
   );
 }
 
-function blocksOf(messages: readonly SignedMessage[]) {
-  const size = Math.ceil(messages.length / BLOCKS_PER_TIPSET);
-  return Array.from({ length: BLOCKS_PER_TIPSET }, (_, b) => ({
-    miner,
-    winCount: 1n,
-    blsMessages: [],
-    secpMessages: messages.slice(b * size, (b + 1) * size),
-  }));
-}
-
 async function apply(
   executor: TipsetExecutor,
   root: CID,
@@ -137,18 +91,7 @@ async function apply(
   baseFee: bigint,
   messages: readonly SignedMessage[],
 ) {
-  const result = await executor.apply(
-    root,
-    {
-      epoch,
-      parentEpoch: epoch - 1n,
-      baseFee,
-      timestamp: GENESIS_TIMESTAMP + epoch * params.blockDelaySecs,
-      genesisTimestamp: GENESIS_TIMESTAMP,
-      blocks: blocksOf(messages),
-    },
-    { networkParams: params },
-  );
+  const result = await applyBenchTipset(executor, root, epoch, baseFee, messages, BLOCKS_PER_TIPSET);
   if (result.receipts.some((receipt) => receipt.exitCode !== 0n)) throw new Error(`tipset ${epoch}: a transfer failed`);
   return result;
 }

@@ -6,6 +6,7 @@ import { chainCommand } from './commands/chain.js';
 import { chainExportCommand } from './commands/chain-export.js';
 import { daemonCommand } from './commands/daemon.js';
 import { devnetCommand } from './commands/devnet.js';
+import { evmCommand } from './commands/evm.js';
 import { minerCommand } from './commands/miner.js';
 import { mpoolCommand } from './commands/mpool.js';
 import { netCommand } from './commands/net.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     .addCommand(chainCommand().addCommand(chainExportCommand()))
     .addCommand(walletCommand())
     .addCommand(sendCommand())
+    .addCommand(evmCommand())
     .addCommand(mpoolCommand())
     .addCommand(stateCommand())
     .addCommand(netCommand())

@@ -7,9 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeAddress } from 'ethers';
-import { main } from '../../src/cli/main.js';
 import { Address, ethAddressFromAddress } from '../../src/types/index.js';
-import { withCliOutput } from '../helpers/cli-in-process.js';
+import { runCli } from '../helpers/cli-in-process.js';
 import { startTestServer, type TestServer } from '../rpc/harness.js';
 
 let server: TestServer;
@@ -23,22 +22,7 @@ afterAll(() => server.close());
 
 /** Runs `ledger <args>` and returns what it printed on stdout and stderr. */
 async function ledger(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const errors: string[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    errors.push(String(chunk));
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    const stdout = await withCliOutput(apiInfo, async (writes) => {
-      await main(['node', 'ledger', ...args]);
-      return writes.join('');
-    });
-    return { stdout, stderr: errors.join('') };
-  } finally {
-    process.stderr.write = write;
-    process.exitCode = undefined;
-  }
+  return runCli(apiInfo, args);
 }
 
 test('wallet new delegated, export --format hex-eth, delete, import of the 0x key: the same f410 address', async () => {
