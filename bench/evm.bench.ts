@@ -67,7 +67,6 @@ function contextOf(at: Uint8Array): EvmContext {
     timestamp: 1_700_000_000n,
     baseFee: 100n,
     gasPrice: 150n,
-    prevRandao: new Uint8Array(32),
   };
 }
 

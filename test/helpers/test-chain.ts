@@ -55,11 +55,23 @@ export interface TestChainOptions {
   readonly params?: NetworkParams;
   /** The chain store's beacon rounds by epoch (none by default: beacon randomness then fails). */
   readonly beaconSchedule?: BeaconSchedule;
+  /**
+   * A beacon round per epoch: the schedule maps epoch N to round N and every block carries entry N
+   * unless its spec gives entries (the entries are not drand's: test chains do not validate them).
+   * Beacon randomness (PREVRANDAO, seeds) then works.
+   */
+  readonly beaconEveryEpoch?: boolean;
 }
 
 export interface TestChainPlace {
   readonly senders?: readonly SecpKey[];
   readonly directory?: string;
+  readonly beaconEveryEpoch?: boolean;
+}
+
+/** Round `round` of a test chain's beacon (`beaconEveryEpoch`). */
+function testBeaconEntry(round: bigint): BeaconEntry {
+  return { round, data: blake2b256(new TextEncoder().encode(`test beacon ${round}`)) };
 }
 
 export class TestChain {
@@ -69,6 +81,7 @@ export class TestChain {
   readonly senders: readonly SecpKey[];
   /** The temporary directory of an on-disk chain. */
   readonly directory: string | undefined;
+  readonly #beaconEveryEpoch: boolean;
 
   constructor(
     readonly db: LedgerDatabase,
@@ -77,6 +90,7 @@ export class TestChain {
   ) {
     this.senders = place.senders ?? [];
     this.directory = place.directory;
+    this.#beaconEveryEpoch = place.beaconEveryEpoch === true;
     this.states = new TipSetStates(chain, db);
     chain.subscribeHeadChanges((change) => {
       this.changes.push(change);
@@ -95,10 +109,14 @@ export class TestChain {
     const db = options.db ?? LedgerDatabase.open(databaseIn(directory));
     const genesis = buildGenesis(db.blockstore, template, PARAMS);
     const chain = ChainStore.initialize(
-      { db, params: options.params ?? PARAMS, beaconSchedule: options.beaconSchedule },
+      {
+        db,
+        params: options.params ?? PARAMS,
+        beaconSchedule: options.beaconEveryEpoch === true ? (epoch) => epoch : options.beaconSchedule,
+      },
       genesis.cid,
     );
-    return new TestChain(db, chain, { senders, directory });
+    return new TestChain(db, chain, { senders, directory, beaconEveryEpoch: options.beaconEveryEpoch === true });
   }
 
   /** The SQLite file of an on-disk chain; `:memory:` otherwise. */
@@ -124,7 +142,7 @@ export class TestChain {
         miner: MINER,
         ticket: { vrfProof: ticketProof(label) },
         electionProof: { winCount: spec.winCount ?? 1n, vrfProof: blake2b256(new TextEncoder().encode(`e:${label}`)) },
-        beaconEntries: spec.beaconEntries ?? [],
+        beaconEntries: spec.beaconEntries ?? (this.#beaconEveryEpoch ? [testBeaconEntry(height)] : []),
         winPoStProof: [],
         parents: parent.cids,
         parentWeight: this.chain.weightOf(parent),

@@ -48,7 +48,7 @@ let nonce: bigint;
 
 afterAll(() => closeEvmWorker());
 beforeEach(async () => {
-  s = await startChainServer({ mpool: true, eth: true });
+  s = await startChainServer({ mpool: true, eth: true, chain: { beaconEveryEpoch: true } });
   nonce = 0n;
 });
 afterEach(async () => {

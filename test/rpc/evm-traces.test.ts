@@ -4,7 +4,9 @@
  * f1 account, sends InvokeContract (3844450837) with 5 FIL to the Vault, which pays it on to bob
  * (an f1 account, reached at his masked ID). Both calls are value-carrying entries of the Lotus
  * JSON trace (filecoin-project/lotus `api/api_full.go` InvocResult, `chain/types/execresult.go`
- * ExecutionTrace), and bob's balance grows by the amount.
+ * ExecutionTrace), and bob's balance grows by the amount. Also PREVRANDAO: what a transaction reads
+ * is the beacon randomness StateGetRandomnessFromBeacon gives for its tipset, and a call that does
+ * not execute the opcode draws none (StateCall runs a head+1 epoch whose beacon entry does not exist).
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { Interface } from 'ethers';
@@ -22,13 +24,16 @@ import {
   tipSetKeyToLotusJson,
 } from '../../src/types/index.js';
 import { fromHex } from '../../src/utils/bytes.js';
+import { unwrapBytes } from '../../src/vm/actors/evm/host.js';
 import { closeEvmWorker } from '../../src/vm/evm/interpreter.js';
 import { eamReturn } from '../../src/vm/index.js';
 import { type ChainServer, startChainServer } from '../helpers/chain-server.js';
 import { FIL } from '../helpers/genesis.js';
 import { keys } from '../helpers/keys.js';
+import { transferJson } from '../helpers/message-json.js';
 import { message, signSecp } from '../helpers/messages.js';
 import { compileVault } from '../helpers/vault-contract.js';
+import { compileSolidity, SOLIDITY_HEADER } from '../vm/evm/solidity.js';
 import { call } from './harness.js';
 
 const { alice, bob } = keys;
@@ -42,7 +47,7 @@ let s: ChainServer;
 let nonce = 0n;
 
 beforeAll(async () => {
-  s = await startChainServer();
+  s = await startChainServer({ chain: { beaconEveryEpoch: true } });
 });
 afterAll(async () => {
   await s.close();
@@ -119,4 +124,46 @@ test('an f1 account invokes a contract with value and the contract pays an f1 ac
   }
   expect(computed.ExecutionTrace).toEqual(replay.ExecutionTrace);
   expect(BigInt(await result<string>('WalletBalance', [bob.address.toString()]))).toBe(bobBefore + amount);
+});
+
+test('PREVRANDAO is the tipset\'s beacon randomness (DST EvmPrevRandao, entropy "prevrandao"), drawn only when the opcode runs', async () => {
+  const randao = compileSolidity(`${SOLIDITY_HEADER}
+contract Randao {
+  uint256 public drawn;
+  function draw() external { drawn = block.prevrandao; }
+}
+`).Randao!;
+  const randaoAbi = new Interface(randao.abi as never);
+  const deploy = fromAlice(EAM_ADDRESS, CREATE_EXTERNAL_METHOD, encodeCbor(randao.bytecode));
+  await s.t.mine([{ secp: [deploy] }]);
+  await s.t.mine();
+  const deployed = await result('StateSearchMsg', [null, cidToLotusJson(signedMessageCid(deploy)), -1, true]);
+  expect(deployed.Receipt.ExitCode).toBe(0);
+  const contract = Address.newId(eamReturn.decode(Buffer.from(deployed.Receipt.Return, 'base64')).actorId);
+
+  const calldata = (name: string) => encodeCbor(fromHex(randaoAbi.encodeFunctionData(name, []).slice(2)));
+  const draw = fromAlice(contract, INVOKE_CONTRACT_METHOD, calldata('draw'));
+  const included = await s.t.mine([{ secp: [draw] }]);
+  await s.t.mine();
+  const receipt = await result('StateSearchMsg', [null, cidToLotusJson(signedMessageCid(draw)), -1, true]);
+  expect(receipt.Receipt.ExitCode).toBe(0);
+
+  // The message ran at its tipset's epoch, with that tipset's beacon entry.
+  const expected = await result<string>('StateGetRandomnessFromBeacon', [
+    10,
+    Number(included.height),
+    Buffer.from('prevrandao').toString('base64'),
+    tipSetKeyToLotusJson(included.key),
+  ]);
+  const read = await result('StateCall', [
+    transferJson(alice.address.toString(), contract.toString(), 0n, {
+      Method: Number(INVOKE_CONTRACT_METHOD),
+      Params: Buffer.from(calldata('drawn')).toString('base64'),
+      GasLimit: 2_000_000_000,
+    }),
+    null,
+  ]);
+  expect(read.MsgRct.ExitCode).toBe(0);
+  const word = unwrapBytes(Buffer.from(read.MsgRct.Return, 'base64'));
+  expect(Buffer.from(word).toString('base64')).toBe(expected);
 });

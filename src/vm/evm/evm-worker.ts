@@ -232,7 +232,8 @@ function blockOf(context: EvmContext, frame: Frame): FrameBlock {
       coinbase: createZeroAddress(),
       timestamp: context.timestamp,
       difficulty: 0n,
-      prevRandao: context.prevRandao,
+      // PREVRANDAO asks the host (fevm-opcodes.ts); the header's value is never read.
+      prevRandao: new Uint8Array(32),
       gasLimit: FEVM_BLOCK_GAS_LIMIT,
       baseFeePerGas: context.baseFee,
       getBlobGasPrice: () => 0n,

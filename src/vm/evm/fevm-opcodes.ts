@@ -342,6 +342,12 @@ export function fevmOpcodes(evm: () => EVM): CustomOpcode[] {
       (rs) => ({ op: 'blockHash', args: [rs.stack.pop()] }),
       (hash) => bytesToBigInt(hash as Uint8Array),
     ),
+    hostWordOpcode(
+      0x44,
+      'PREVRANDAO',
+      () => ({ op: 'prevRandao', args: [] }),
+      (randomness) => bytesToBigInt(randomness as Uint8Array),
+    ),
     hostWordOpcode(0x5a, 'GAS', () => ({ op: 'gasAvailable', args: [] })),
     loadOpcode(0x54, 'SLOAD', 'storage'),
     loadOpcode(0x5c, 'TLOAD', 'transient'),

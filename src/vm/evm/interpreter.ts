@@ -215,6 +215,8 @@ function serve(host: EvmHost, request: HostRequest): unknown {
       return host.create(...request.args);
     case 'blockHash':
       return host.blockHash(...request.args);
+    case 'prevRandao':
+      return host.prevRandao();
     case 'gasAvailable':
       return host.gasAvailable();
     case 'precompile':

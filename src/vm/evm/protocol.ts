@@ -36,6 +36,7 @@ export type HostRequest =
       readonly args: [{ kind: 'create' | 'create2'; value: bigint; initcode: Uint8Array; salt?: Uint8Array }];
     }
   | { readonly op: 'blockHash'; readonly args: [epoch: bigint] }
+  | { readonly op: 'prevRandao'; readonly args: [] }
   | { readonly op: 'transfer'; readonly args: [to: Uint8Array, value: bigint] }
   | { readonly op: 'gasAvailable'; readonly args: [] }
   | {

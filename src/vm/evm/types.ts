@@ -42,6 +42,11 @@ export interface EvmHost {
   log(topics: Uint8Array[], data: Uint8Array): void;
   /** 32 bytes; zeros outside [epoch-256, epoch). */
   blockHash(epoch: bigint): Uint8Array;
+  /**
+   * PREVRANDAO, 32 bytes: asked only when the opcode runs, as builtin-actors draws the randomness
+   * lazily (a draw costs gas and needs the current epoch's beacon entry).
+   */
+  prevRandao(): Uint8Array;
   /** FVM gas left (GAS opcode). */
   gasAvailable(): bigint;
   /**
@@ -80,8 +85,6 @@ export interface EvmContext {
   timestamp: bigint;
   baseFee: bigint;
   gasPrice: bigint;
-  /** 32 bytes. */
-  prevRandao: Uint8Array;
 }
 
 /** `steps`: the instructions the run executed (its own frame; nested calls count in their runs). */

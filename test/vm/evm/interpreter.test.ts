@@ -466,6 +466,5 @@ function contextAt(at: Uint8Array) {
     timestamp: 1n,
     baseFee: 1n,
     gasPrice: 1n,
-    prevRandao: new Uint8Array(32),
   };
 }

@@ -84,7 +84,6 @@ export class MapWorld {
       timestamp: this.block.timestamp,
       baseFee: this.block.baseFee,
       gasPrice: this.block.gasPrice,
-      prevRandao: new Uint8Array(32).fill(0x42),
     };
   }
 
@@ -204,6 +203,7 @@ export class MapWorld {
       },
       log: (topics, data) => this.events.push({ address: self, topics: topics.map(toHex), data }),
       blockHash: (epoch) => new Uint8Array(32).fill(Number(epoch % 256n)),
+      prevRandao: () => new Uint8Array(32).fill(0x42),
       gasAvailable: () => 5_000_000_000n,
       precompile: () => undefined,
     };

@@ -42,15 +42,6 @@ function isMaskedId(address: Uint8Array): boolean {
   return address[0] === 0xff && address.subarray(1, 12).every((byte) => byte === 0);
 }
 
-/** PREVRANDAO; zeros where the VM has no chain to draw from (genesis, tests without one). */
-function prevRandao(system: EvmSystem): Uint8Array {
-  try {
-    return system.randomness();
-  } catch {
-    return new Uint8Array(32);
-  }
-}
-
 function evmContext(system: EvmSystem, caller: Uint8Array, value: bigint): EvmContext {
   const { rt } = system;
   return {
@@ -64,7 +55,6 @@ function evmContext(system: EvmSystem, caller: Uint8Array, value: bigint): EvmCo
     timestamp: rt.timestamp,
     baseFee: rt.baseFee,
     gasPrice: rt.baseFee + rt.gasPremium,
-    prevRandao: prevRandao(system),
   };
 }
 

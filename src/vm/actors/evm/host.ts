@@ -208,6 +208,11 @@ export class FevmHost implements EvmHost {
     return this.#rt.gasAvailable();
   }
 
+  /** Beacon randomness at the current epoch (DST EvmPrevRandao), drawn once per invocation. */
+  prevRandao(): Uint8Array {
+    return this.#system.randomness();
+  }
+
   chargeSteps(steps: number): void {
     this.#rt.chargeEvmInstructions(steps);
   }
