@@ -5,7 +5,8 @@
  * for by its receipt, checked with eth_getBalance, found by hash and in its block with full
  * transactions; then a Solidity contract compiled in the test with solc, deployed and called from
  * both libraries (their gas estimates enough), its events read with eth_getLogs and through `logs`
- * subscriptions over WebSocket, and a revert reason as each library reports it.
+ * subscriptions over WebSocket, and a revert reason as each library reports it; last, a second node
+ * syncs all of it with full validation and computes the same state roots and receipts.
  */
 import {
   Contract,
@@ -25,6 +26,7 @@ import {
   defineChain,
   http,
   type Log,
+  type PublicClient,
   webSocket,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -32,6 +34,7 @@ import { addressFromEthAddress, FILECOIN_PRECISION } from '../../src/types/index
 import { closeEvmWorker } from '../../src/vm/evm/interpreter.js';
 import { compileCounter } from '../helpers/counter-contract.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
+import { withSyncedFollower } from '../helpers/follower.js';
 import { transferJson } from '../helpers/message-json.js';
 
 const PROOF_TIMEOUT_MS = 10 * 60_000;
@@ -84,6 +87,19 @@ async function waitForBalance(ethAddress: string, value: bigint): Promise<bigint
   }
 }
 
+/** viem's receipt of `hash`, waited for with the test's confirmations. */
+function viemReceiptOf(client: PublicClient, hash: `0x${string}`) {
+  return client.waitForTransactionReceipt({
+    hash,
+    timeout: TEST_TIMEOUT_MS,
+    pollingInterval: 1000,
+    confirmations: CONFIRMATIONS,
+    // While a transaction is pending, viem's replacement check fetches every block number it polls,
+    // null rounds included, which this node (as Lotus) answers with error 12 and viem then gives up.
+    checkReplacement: false,
+  });
+}
+
 test(
   'ethers and viem connect, send EIP-1559 transfers between fresh 0x accounts, and find them by receipt, hash and block',
   async () => {
@@ -129,15 +145,7 @@ test(
     // viem: EIP-1559 transfer from the other fresh account to the same recipient.
     const walletClient = createWalletClient({ account: viemAccount, chain, transport: http(devnet.url) });
     const hash = await walletClient.sendTransaction({ to: recipient as `0x${string}`, value: FIL });
-    const viemReceipt = await publicClient.waitForTransactionReceipt({
-      hash,
-      timeout: TEST_TIMEOUT_MS,
-      pollingInterval: 1000,
-      confirmations: CONFIRMATIONS,
-      // While a transaction is pending, viem's replacement check fetches every block number it polls,
-      // null rounds included, which this node (as Lotus) answers with error 12 and viem then gives up.
-      checkReplacement: false,
-    });
+    const viemReceipt = await viemReceiptOf(publicClient, hash);
     expect(viemReceipt.status).toBe('success');
     expect(viemReceipt.type).toBe('eip1559');
     expect(viemReceipt.gasUsed).toBeGreaterThan(0n);
@@ -227,13 +235,7 @@ test(
       functionName: 'increment',
       args: ['hello from viem'],
     });
-    const viemReceipt = await publicClient.waitForTransactionReceipt({
-      hash,
-      timeout: TEST_TIMEOUT_MS,
-      pollingInterval: 1000,
-      confirmations: CONFIRMATIONS,
-      checkReplacement: false,
-    });
+    const viemReceipt = await viemReceiptOf(publicClient, hash);
     expect(viemReceipt.status).toBe('success');
     expect(await publicClient.readContract({ address, abi, functionName: 'count' })).toBe(2n);
 
@@ -265,6 +267,19 @@ test(
     expect(failure).toBeInstanceOf(BaseError);
     const reverted = (failure as BaseError).walk((error) => error instanceof ContractFunctionRevertedError);
     expect((reverted as ContractFunctionRevertedError).reason).toBe('counter: nope');
+  },
+  TEST_TIMEOUT_MS,
+);
+
+test(
+  'a second node syncs the chain with these transactions, deployments and contract calls, and reaches the same state and receipts',
+  async () => {
+    const receipts = await withSyncedFollower(devnet, TEST_TIMEOUT_MS, async (follower, tipSet) => {
+      const theirs = await follower.chain!.states.stateOf(tipSet);
+      const ours = await devnet.node.chain!.states.stateOf(devnet.node.chain!.chain.loadTipSet(tipSet.key));
+      return { ours: ours.receiptsRoot.toString(), theirs: theirs.receiptsRoot.toString() };
+    });
+    expect(receipts.theirs).toBe(receipts.ours);
   },
   TEST_TIMEOUT_MS,
 );
