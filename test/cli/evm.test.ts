@@ -10,14 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AbiCoder, Interface } from 'ethers';
-import { buildSendMessage, parseSendTarget } from '../../src/cli/commands/send.js';
-import {
-  Address,
-  addressFromEthAddress,
-  ethAddressFromAddress,
-  INVOKE_CONTRACT_METHOD,
-  setDefaultNetwork,
-} from '../../src/types/index.js';
+import { Address, addressFromEthAddress, ethAddressFromAddress, setDefaultNetwork } from '../../src/types/index.js';
 import { toHex } from '../../src/utils/bytes.js';
 import { closeEvmWorker } from '../../src/vm/evm/interpreter.js';
 import { KeyType } from '../../src/wallet/index.js';
@@ -211,30 +204,17 @@ describe('ledger send to Ethereum addresses', () => {
     expect(BigInt(await rpc<string>('Filecoin.WalletBalance', [contract.f4]))).toBe(before + FIL);
   });
 
-  test('to a 0x address with no contract: a plain send, and the funds arrive at its f410', async () => {
+  test('to a 0x address with no contract: InvokeContract too, as Lotus sends; the placeholder the transfer creates accepts it and keeps the funds', async () => {
     const fresh = `0x${'ab'.repeat(20)}`;
     const f410 = addressFromEthAddress(fresh).toString();
     const run = await ledger('send', fresh, '3');
     expect(run.stdout.split('\n').slice(0, 3)).toEqual([
       `Sending message from: ${alice.address}`,
       `Sending message to: ${f410}`,
-      'Using Method: 0',
+      'Using Method: 3844450837',
     ]);
     await mineThePool();
     expect(await rpc<string>('Filecoin.WalletBalance', [f410])).toBe((3n * FIL).toString());
     expect(ethAddressFromAddress(Address.fromString(f410))).toBe(fresh);
   });
-});
-
-test('the method of a transfer to an Ethereum address follows the actor there and the sender', () => {
-  const target = parseSendTarget(`0x${'cd'.repeat(20)}`);
-  const f410Sender = addressFromEthAddress(`0x${'ef'.repeat(20)}`);
-  const methodOf = (from: Address, actor?: 'evm' | 'ethaccount' | 'placeholder', paramsHex?: string) =>
-    buildSendMessage(from, target, 1n, paramsHex === undefined ? {} : { paramsHex }, actor).method;
-  expect(methodOf(alice.address, 'evm')).toBe(INVOKE_CONTRACT_METHOD);
-  for (const actor of [undefined, 'ethaccount', 'placeholder'] as const)
-    expect(methodOf(alice.address, actor)).toBe(0n);
-  expect(methodOf(alice.address, 'ethaccount', 'abcd')).toBe(INVOKE_CONTRACT_METHOD);
-  // An f410 sender's message is an Ethereum transaction, which only carries InvokeContract.
-  expect(methodOf(f410Sender, undefined)).toBe(INVOKE_CONTRACT_METHOD);
 });

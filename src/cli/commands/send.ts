@@ -3,12 +3,8 @@
  * `lotus send` does it (filecoin-project/lotus `cli/send.go`). Amounts are FIL (`1.5`, `1.5 FIL`)
  * or attoFIL with a suffix. A recipient given as `0x…` or as an f410f address is an Ethereum
  * address: the method is InvokeContract (3844450837, the spec's rule 7) and `--params-hex` bytes
- * are wrapped as a CBOR byte string. A plain transfer (no params) from a non-Ethereum sender to
- * an Ethereum address with no contract behind it (an EthAccount, a placeholder, or nothing yet) is
- * a method-0 send: Lotus sends InvokeContract there too, which those actors accept, keeping the
- * value (builtin-actors `actors/ethaccount`, FRC-0042 method numbers), but a plain send reaches
- * every kind of recipient. `--params-json` is encoded to CBOR here, with the parameter type of the
- * method on the recipient's actor (its code from StateGetActor), as Lotus's
+ * are wrapped as a CBOR byte string. `--params-json` is encoded to CBOR here, with the parameter
+ * type of the method on the recipient's actor (its code from StateGetActor), as Lotus's
  * `DecodeTypedParamsFromJSON` does. Without `--nonce` the node assigns the nonce and fills the gas
  * (MpoolPushMessage); with it the message is estimated, signed and pushed here (MpoolPush).
  */
@@ -16,8 +12,6 @@
 import { encode as encodeCbor } from '@ipld/dag-cbor';
 import { Command, InvalidArgumentError } from 'commander';
 import type { LedgerApi } from '../../rpc/client.js';
-import { JsonRpcError } from '../../rpc/errors.js';
-import { ACTOR_NOT_FOUND_CODE } from '../../rpc/methods/state.js';
 import { type ActorName, actorNameOf } from '../../state/index.js';
 import {
   Address,
@@ -79,8 +73,7 @@ export interface SendOptions {
 
 /**
  * The message `lotus send` builds from its arguments, gas fields 0 unless given. `recipientActor`,
- * the type of the actor at the recipient (undefined: none), decides `--params-json` encoding and
- * whether a transfer to an Ethereum address invokes a contract.
+ * the type of the actor at the recipient, is needed for `--params-json` only.
  */
 export function buildSendMessage(
   from: Address,
@@ -95,16 +88,13 @@ export function buildSendMessage(
   let method = options.method ?? 0n;
   let params: Uint8Array = new Uint8Array(0);
   const hex = options.paramsHex === undefined ? undefined : parseHex(options.paramsHex);
-  const fromEth = from.protocol === AddressProtocol.Delegated && from.payload[0] === EAM_NAMESPACE;
-  if (target.eth || fromEth) {
+  const ethRules = target.eth || (from.protocol === AddressProtocol.Delegated && from.payload[0] === EAM_NAMESPACE);
+  if (ethRules) {
     const who = target.eth ? 'messages to Ethereum addresses' : 'messages from f410f addresses';
     if (options.method !== undefined) throw new InvalidArgumentError(`${who} may not specify a method number`);
     if (options.paramsJson !== undefined) throw new InvalidArgumentError(`${who} may not specify json params`);
     if (hex !== undefined && hex.length > 0) params = encodeCbor(hex);
-    // An f410 sender signs an Ethereum transaction, which can only carry InvokeContract (FIP-0055).
-    const plainTransfer = target.eth && !fromEth && recipientActor !== 'evm' && params.length === 0;
-    if (target.to.equals(EAM_ADDRESS)) method = CREATE_EXTERNAL_METHOD;
-    else method = plainTransfer ? 0n : INVOKE_CONTRACT_METHOD;
+    method = target.to.equals(EAM_ADDRESS) ? CREATE_EXTERNAL_METHOD : INVOKE_CONTRACT_METHOD;
   } else if (options.paramsJson !== undefined) {
     if (recipientActor === undefined) {
       throw new InvalidArgumentError(`--params-json: ${target.to} has no actor whose parameter types are known`);
@@ -133,13 +123,8 @@ export function buildSendMessage(
 
 /** The type of the actor at `address` on the node's head; undefined when there is none (or one we do not run). */
 async function actorTypeAt(api: LedgerApi, address: Address): Promise<ActorName | undefined> {
-  try {
-    const actor = await api.StateGetActor(address.toString(), null);
-    return actorNameOf(readJsonCid(actor.Code, 'StateGetActor.Code'));
-  } catch (error) {
-    if (error instanceof JsonRpcError && error.rpcCode === ACTOR_NOT_FOUND_CODE) return undefined;
-    throw error;
-  }
+  const actor = await api.StateGetActor(address.toString(), null);
+  return actorNameOf(readJsonCid(actor.Code, 'StateGetActor.Code'));
 }
 
 function parseHex(text: string): Uint8Array {
@@ -174,7 +159,7 @@ export function sendCommand(): Command {
       const api = await connectToNode(globalOptions(command));
       const from = Address.fromString(options.from ?? (await api.WalletDefaultAddress()));
       const recipientActor =
-        options.paramsJson === undefined && !target.eth ? undefined : await actorTypeAt(api, target.to);
+        options.paramsJson === undefined || target.eth ? undefined : await actorTypeAt(api, target.to);
       const message = buildSendMessage(from, target, amount, options, recipientActor);
       process.stdout.write(
         `Sending message from: ${from}\nSending message to: ${target.to}\nUsing Method: ${message.method}\n`,
