@@ -11,18 +11,13 @@
  * 4-second blocks, as `ledger devnet`: on 2 cores a winning PoSt takes about 2.5 s, so at 2 s blocks
  * block production alone keeps both cores busy and sealing, below it in priority, barely moves.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { importGenesisIntoRepo } from '../../src/cli/genesis-import.js';
 import { bitFieldFromLotusJson } from '../../src/ipld/index.js';
 import type { MiningLoop } from '../../src/miner/mining-loop.js';
-import { LedgerNode } from '../../src/node/index.js';
 import { StateTree } from '../../src/state/index.js';
 import { Address, tipSetKeyToLotusJson } from '../../src/types/index.js';
 import { minerAllSectors } from '../../src/vm/index.js';
 import { type Devnet, startDevnet } from '../helpers/devnet.js';
+import { withSyncedFollower } from '../helpers/follower.js';
 import { runLedger } from '../helpers/ledger-cli.js';
 
 let devnet: Devnet;
@@ -149,34 +144,13 @@ test(
     expect(genesisPower.MinerPower.RawBytePower).toBe('4096');
 
     // A second node syncs all of it from genesis, validating every block (PoRep included), to the same state.
-    const target = devnet.node.chain!.chain.head();
-    const repo = mkdtempSync(join(tmpdir(), 'ledger-miner-follower-'));
-    await importGenesisIntoRepo(repo, join(devnet.repoPath, 'genesis.car'));
-    const follower = await LedgerNode.start({
-      repoPath: repo,
-      logger: pino({ level: process.env.LEDGER_TEST_LOG ?? 'silent' }),
-      overrides: { apiPort: 0 },
-      p2p: { bootstrap: devnet.node.net!.network.listenAddresses() },
-    });
-    try {
-      const followed = follower.chain!.chain;
-      const deadline = Date.now() + 10 * 60_000;
-      while (followed.head().height < target.height) {
-        if (Date.now() > deadline)
-          throw new Error(`the follower reached only ${followed.head().height} of ${target.height}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-      const same = followed.getTipSetByHeight(target.height, followed.head(), false);
-      expect(same.key.equals(target.key)).toBe(true);
-      const state = await follower.chain!.states.stateOf(same);
-      expect(state.stateRoot.equals((await devnet.node.chain!.states.stateOf(target)).stateRoot)).toBe(true);
+    const onChain = await withSyncedFollower(devnet, 10 * 60_000, async (follower, tipSet) => {
+      const state = await follower.chain!.states.stateOf(tipSet);
       // Both sectors are on chain in the state the follower computed itself.
-      const tree = StateTree.load(followed.blockstore, state.stateRoot);
-      expect(minerAllSectors(tree, Address.fromString(created)).map((sector) => sector.sectorNumber)).toEqual([0n, 1n]);
-    } finally {
-      await follower.stop();
-      rmSync(repo, { recursive: true, force: true });
-    }
+      const tree = StateTree.load(follower.chain!.chain.blockstore, state.stateRoot);
+      return minerAllSectors(tree, Address.fromString(created)).map((sector) => sector.sectorNumber);
+    });
+    expect(onChain).toEqual([0n, 1n]);
   },
   35 * 60_000,
 );
@@ -203,6 +177,7 @@ longTest(
     expect(power.MinerPower.RawBytePower).toBe('4096');
     // Its power counts for elections `winningPoStLookback` (40) epochs later: then it wins blocks.
     const poweredAt = devnet.node.chain!.chain.head().height;
+    const faultsOf = async () => bitFieldFromLotusJson(await devnet.rpc('StateMinerFaults', [created, null]));
     const won = await until(
       'a block mined by the new miner',
       10 * 60_000,
@@ -211,9 +186,26 @@ longTest(
     );
     process.stderr.write(`power at epoch ${poweredAt}; ${created} mined blocks at ${JSON.stringify(won)}\n`);
 
+    // A full proving period of proving: each deadline holding its sectors gets a window PoSt in
+    // every period (seen in StateMinerDeadlines while the deadline is open), with no faults.
+    const policy = devnet.node.chain!.chain.params.minerPolicy;
+    const [period, window] = [policy.wPoStProvingPeriod, policy.wPoStChallengeWindow];
+    await until(
+      'a proving period of proving',
+      15 * 60_000,
+      async () => devnet.node.chain!.chain.head().height,
+      (height) => height > poweredAt + period + 2n * window,
+    );
+    const proven = await provenDeadlines(created, poweredAt - window);
+    process.stderr.write(`${created} window PoSts (deadline: opening epochs): ${JSON.stringify(proven)}\n`);
+    expect(proven.length).toBeGreaterThan(0);
+    for (const deadline of proven) expect(deadline.missed).toEqual([]);
+    for (const deadline of proven) expect(deadline.proven.length).toBeGreaterThanOrEqual(2);
+    expect((await faultsOf()).isEmpty()).toBe(true);
+    expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('4096');
+
     // Paused, the miner's deadline closes unproven: its sectors turn faulty and its power goes.
     expect(await ledger('proving', 'pause', '--miner', created)).toBe(`Paused window PoSt of ${created}: paused\n`);
-    const faultsOf = async () => bitFieldFromLotusJson(await devnet.rpc('StateMinerFaults', [created, null]));
     await until('the paused miner faulty', 15 * 60_000, faultsOf, (faults) => faults.size === 2n);
     const faultyAt = devnet.node.chain!.chain.head().height;
     expect((await devnet.rpc<Power>('StateMinerPower', [created, null])).MinerPower.RawBytePower).toBe('0');
@@ -222,7 +214,6 @@ longTest(
     );
     // Still faulty when the deadline closes a proving period later, it pays the continued-fault fee:
     // the deadline cron burns it from the miner's balance (a send to t099 in the cron's trace).
-    const period = devnet.node.chain!.chain.params.minerPolicy.wPoStProvingPeriod;
     await until(
       'a proving period after the faults',
       15 * 60_000,
@@ -255,6 +246,45 @@ function minedBy(miner: string, after: bigint): number[] {
     if (tipSet.blocks.some((block) => block.miner.toString() === miner)) heights.push(Number(tipSet.height));
   }
   return heights;
+}
+
+/**
+ * For each deadline of `miner` holding sectors, the opening epochs of its windows that closed after
+ * `since`, split by whether StateMinerDeadlines showed a PoSt submission while the window was open.
+ */
+async function provenDeadlines(miner: string, since: bigint) {
+  const chain = devnet.node.chain!.chain;
+  const {
+    wPoStProvingPeriod: period,
+    wPoStChallengeWindow: window,
+    wPoStPeriodDeadlines: count,
+  } = chain.params.minerPolicy;
+  const current = await devnet.rpc<{ PeriodStart: number }>('StateMinerProvingDeadline', [miner, null]);
+  const head = chain.head().height;
+  const result: { deadline: number; proven: number[]; missed: number[] }[] = [];
+  for (let index = 0; index < Number(count); index++) {
+    // Lotus JSON: a deadline without partitions is null.
+    const partitions = await devnet.rpc<unknown[] | null>('StateMinerPartitions', [miner, index, null]);
+    if (partitions === null || partitions.length === 0) continue;
+    const entry = { deadline: index, proven: [] as number[], missed: [] as number[] };
+    let open = BigInt(current.PeriodStart) + BigInt(index) * window;
+    while (open + window > head) open -= period;
+    for (; open + window > since; open -= period) {
+      let submitted = false;
+      for (let height = open + 1n; height < open + window && !submitted; height++) {
+        const tipSet = chain.getTipSetByHeight(height, chain.head(), false);
+        if (tipSet.height !== height) continue;
+        const deadlines = await devnet.rpc<{ PostSubmissions: unknown }[]>('StateMinerDeadlines', [
+          miner,
+          tipSetKeyToLotusJson(tipSet.key),
+        ]);
+        submitted = !bitFieldFromLotusJson(deadlines[index]?.PostSubmissions as never).isEmpty();
+      }
+      (submitted ? entry.proven : entry.missed).push(Number(open));
+    }
+    result.push(entry);
+  }
+  return result;
 }
 
 type TraceJson = { Msg: { From: string; To: string; Value: string }; Subcalls: TraceJson[] | null };
